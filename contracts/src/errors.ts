@@ -1,0 +1,74 @@
+import { z } from "zod";
+
+/**
+ * Stable error codes. They cross every boundary (NATS replies, REST problem+json, MCP tool
+ * results), so a code is never renamed or reused for another meaning.
+ */
+export const errorCodes = [
+  "validation_failed",
+  "unknown_field",
+  "too_large",
+  "secret_detected",
+  "not_found",
+  "version_conflict",
+  "slot_taken",
+  "duplicate_content",
+  "illegal_transition",
+  "precondition_required",
+  "token_invalid",
+  "forbidden",
+  "unauthenticated",
+  "rate_limited",
+  "timeout",
+  "unavailable",
+  "internal",
+] as const;
+
+export const ErrorCodeSchema = z.enum(errorCodes);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
+
+export const ErrorBodySchema = z.object({
+  code: ErrorCodeSchema,
+  message: z.string(),
+  hint: z.string().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+export type CairnErrorOptions = {
+  hint?: string | undefined;
+  details?: Record<string, unknown> | undefined;
+  cause?: unknown;
+};
+
+/** An error with a stable code that any service can raise and any edge can translate. */
+export class CairnError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: CairnErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "CairnError";
+    this.code = code;
+    this.hint = options.hint;
+    this.details = options.details;
+  }
+
+  toBody(): ErrorBody {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.hint === undefined ? {} : { hint: this.hint }),
+      ...(this.details === undefined ? {} : { details: this.details }),
+    };
+  }
+
+  static fromBody(body: ErrorBody): CairnError {
+    return new CairnError(body.code, body.message, { hint: body.hint, details: body.details });
+  }
+}
+
+export function isCairnError(error: unknown): error is CairnError {
+  return error instanceof CairnError;
+}

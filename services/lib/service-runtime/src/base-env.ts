@@ -1,0 +1,21 @@
+import { z } from "zod";
+
+/** Settings every service reads; defaults match `infra/local/infra.sh`. */
+export const baseEnvSchema = z.object({
+  CAIRN_NATS_URL: z.string().default("nats://127.0.0.1:54222"),
+  CAIRN_DATABASE_URL: z.string().default("postgres://postgres@127.0.0.1:55432/cairn"),
+  CAIRN_REDIS_URL: z.string().default("redis://127.0.0.1:56379"),
+  CAIRN_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  CAIRN_INSTANCE: z.string().optional(),
+});
+export type BaseEnv = z.infer<typeof baseEnvSchema>;
+
+/** Parses the environment once at start; a bad setting stops the service with a clear message. */
+export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,10 @@
+export type { BaseEnv } from "./base-env.ts";
+export { baseEnvSchema, parseEnv } from "./base-env.ts";
+export type {
+  DependencyCheck,
+  ServiceContext,
+  ServiceDefinition,
+  ServiceHandle,
+  StartedService,
+} from "./run-service.ts";
+export { runService, startService } from "./run-service.ts";

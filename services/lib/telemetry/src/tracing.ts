@@ -1,0 +1,119 @@
+import { appendFileSync } from "node:fs";
+import { type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import {
+  BatchSpanProcessor,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
+
+export type TracingOptions = {
+  serviceName: string;
+  /** Extra exporters (tests pass an InMemorySpanExporter); exported synchronously. */
+  exporters?: SpanExporter[];
+  env?: NodeJS.ProcessEnv;
+};
+
+export type Tracing = { provider: NodeTracerProvider; shutdown: () => Promise<void> };
+
+/**
+ * Writes finished spans as JSON lines to a file. Used when `CAIRN_TRACE_FILE` is set so
+ * that tests which run services as real processes can read their traces.
+ */
+export class JsonLinesSpanExporter implements SpanExporter {
+  readonly #path: string;
+  constructor(path: string) {
+    this.#path = path;
+  }
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    try {
+      const lines = spans.map((s) =>
+        JSON.stringify({
+          service: s.resource.attributes[ATTR_SERVICE_NAME],
+          name: s.name,
+          kind: s.kind,
+          traceId: s.spanContext().traceId,
+          spanId: s.spanContext().spanId,
+          parentSpanId: s.parentSpanContext?.spanId,
+          links: s.links.map((l) => ({ traceId: l.context.traceId, spanId: l.context.spanId })),
+          attributes: s.attributes,
+          status: s.status,
+          start: s.startTime,
+          end: s.endTime,
+        }),
+      );
+      if (lines.length > 0) appendFileSync(this.#path, `${lines.join("\n")}\n`);
+      done({ code: ExportResultCode.SUCCESS });
+    } catch (error) {
+      done({ code: ExportResultCode.FAILED, error: error as Error });
+    }
+  }
+  async shutdown(): Promise<void> {}
+}
+
+let active: Tracing | undefined;
+
+/**
+ * Sets up tracing once per process: W3C trace context, async-local context, and export
+ * over OTLP/HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (off otherwise).
+ */
+export function initTracing(options: TracingOptions): Tracing {
+  if (active) return active;
+  const env = options.env ?? process.env;
+  const spanProcessors: SpanProcessor[] = [];
+  if (env.OTEL_EXPORTER_OTLP_ENDPOINT) spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter()));
+  if (env.CAIRN_TRACE_FILE)
+    spanProcessors.push(new SimpleSpanProcessor(new JsonLinesSpanExporter(env.CAIRN_TRACE_FILE)));
+  for (const exporter of options.exporters ?? []) spanProcessors.push(new SimpleSpanProcessor(exporter));
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? options.serviceName }),
+    spanProcessors,
+  });
+  provider.register();
+  const tracing: Tracing = {
+    provider,
+    shutdown: async () => {
+      await provider.shutdown();
+      trace.disable();
+      active = undefined;
+    },
+  };
+  active = tracing;
+  return tracing;
+}
+
+export function getTracer(name: string): Tracer {
+  return trace.getTracer(name);
+}
+
+export type SpanOptions = { kind?: SpanKind; attributes?: Attributes };
+
+/** Runs `fn` inside a new active span; records an error and rethrows it. */
+export async function startSpan<T>(
+  tracer: Tracer,
+  name: string,
+  fn: (span: Span) => Promise<T> | T,
+  options: SpanOptions = {},
+): Promise<T> {
+  return tracer.startActiveSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {} },
+    async (span) => {
+      try {
+        return await fn(span);
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}

@@ -1,0 +1,3 @@
+import { baseEnvSchema } from "@cairn/service-runtime";
+
+export const rankingEnvSchema = baseEnvSchema.extend({});
