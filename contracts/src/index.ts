@@ -1,7 +1,96 @@
+export type {
+  IngestCommand,
+  IngestCommandName,
+  MemoryInput,
+  PlanResult,
+  WriteResult,
+} from "./commands/ingest-commands.ts";
+export {
+  ingestCommandNames,
+  ingestCommandSchemas,
+  ingestSubject,
+  MemoryChangesSchema,
+  MemoryInputSchema,
+  PlanResultSchema,
+  WriteResultSchema,
+} from "./commands/ingest-commands.ts";
 export type { CairnErrorOptions, ErrorBody, ErrorCode } from "./errors.ts";
 export { CairnError, ErrorBodySchema, ErrorCodeSchema, errorCodes, isCairnError } from "./errors.ts";
+export type { CairnEvent, EventData, EventType, NewEvent } from "./events/catalog.ts";
+export {
+  currentSchemaVersion,
+  eventSchemas,
+  eventStreamName,
+  eventSubject,
+  eventSubjectPrefix,
+  eventTypes,
+  isEventType,
+  streamTypeOf,
+} from "./events/catalog.ts";
+export type { EventMeta, StoredEvent, StreamType } from "./events/envelope.ts";
+export {
+  EventMetaSchema,
+  StoredEventSchema,
+  StreamTypeSchema,
+  streamIdFor,
+  streamTypes,
+} from "./events/envelope.ts";
+export type { MemoryBody } from "./events/memory-events.ts";
+export { MemoryBodySchema, memoryEventSchemas } from "./events/memory-events.ts";
+export type { KeyType, RankingWeights, TenantSettings } from "./events/other-events.ts";
+export {
+  activityEventSchemas,
+  KeyTypeSchema,
+  keyEventSchemas,
+  keyTypes,
+  RankingWeightsSchema,
+  TenantSettingsSchema,
+  tenantEventSchemas,
+} from "./events/other-events.ts";
 export type { DependencyState, HealthReply } from "./health.ts";
 export { DependencyStateSchema, HealthReplySchema } from "./health.ts";
+export type { Entity, Kind, MemoryDocument, Scope, Status, Tier } from "./memory.ts";
+export {
+  EntitySchema,
+  EntityTypeSchema,
+  entityTypes,
+  IdSchema,
+  KindSchema,
+  kinds,
+  limits,
+  MemoryDocumentSchema,
+  ScopeSchema,
+  SlotSchema,
+  StatusSchema,
+  scopes,
+  statuses,
+  TierSchema,
+  TimestampSchema,
+  tiers,
+} from "./memory.ts";
+export type { Principal, Role } from "./principal.ts";
+export { AgentIdSchema, PrincipalSchema, RoleSchema, roles, TenantIdSchema } from "./principal.ts";
+export type {
+  Candidate,
+  CandidatesReply,
+  CandidatesRequest,
+  GetMemoryReply,
+  RetrievalMode,
+  SearchFilters,
+} from "./queries.ts";
+export {
+  CandidateSchema,
+  CandidatesReplySchema,
+  CandidatesRequestSchema,
+  GetMemoryReplySchema,
+  GetMemoryRequestSchema,
+  LinkRefSchema,
+  RetrievalModeSchema,
+  RetrieverHitSchema,
+  retrievalModes,
+  SearchFiltersSchema,
+  searchSubjects,
+} from "./queries.ts";
 export type { RpcReply } from "./rpc.ts";
 export { RpcReplySchema, traceHeaderNames } from "./rpc.ts";
 export type { BackendServiceName, ServiceName } from "./subjects.ts";

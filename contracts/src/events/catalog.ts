@@ -1,0 +1,50 @@
+import type { z } from "zod";
+import type { StreamType } from "./envelope.ts";
+import { memoryEventSchemas } from "./memory-events.ts";
+import { activityEventSchemas, keyEventSchemas, tenantEventSchemas } from "./other-events.ts";
+
+/** Every event type Cairn writes, with the stream type it belongs to. */
+export const eventSchemas = {
+  ...memoryEventSchemas,
+  ...keyEventSchemas,
+  ...activityEventSchemas,
+  ...tenantEventSchemas,
+} as const;
+
+export type EventType = keyof typeof eventSchemas;
+export type EventData<T extends EventType> = z.infer<(typeof eventSchemas)[T]>;
+export const eventTypes = Object.keys(eventSchemas) as EventType[];
+
+export const currentSchemaVersion: Record<EventType, number> = Object.fromEntries(
+  eventTypes.map((t) => [t, 1]),
+) as Record<EventType, number>;
+
+export function streamTypeOf(type: EventType): StreamType {
+  if (type in memoryEventSchemas) return "memory";
+  if (type in keyEventSchemas) return "key";
+  if (type in activityEventSchemas) return "activity";
+  return "tenant";
+}
+
+export function isEventType(type: string): type is EventType {
+  return Object.hasOwn(eventSchemas, type);
+}
+
+/** A new event before the log assigns its position and version. */
+export type NewEvent<T extends EventType = EventType> = {
+  eventId: string;
+  type: T;
+  data: EventData<T>;
+};
+
+/** Union of all events with `type` discriminating `data`, for exhaustive switches. */
+export type CairnEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
+
+/** JetStream stream and subjects: `cairn.evt.<tenant>.<streamType>.<eventType>`. */
+export const eventStreamName = "CAIRN_EVENTS";
+export const eventSubjectPrefix = "cairn.evt";
+
+/** Tenants are restricted to subject-safe tokens (see TenantIdSchema), so no escaping here. */
+export function eventSubject(tenant: string, streamType: StreamType, type: EventType): string {
+  return `${eventSubjectPrefix}.${tenant}.${streamType}.${type.replaceAll(".", "_")}`;
+}

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { IdSchema, TimestampSchema } from "../memory.ts";
+
+export const streamTypes = ["memory", "key", "tenant", "activity"] as const;
+export const StreamTypeSchema = z.enum(streamTypes);
+export type StreamType = z.infer<typeof StreamTypeSchema>;
+
+export const EventMetaSchema = z.object({
+  tenant: z.string(),
+  /** The agent (or service, e.g. `maintenance`) on whose behalf the event was written. */
+  actor: z.string(),
+  correlationId: z.string(),
+  causationId: z.string().nullable(),
+  /** W3C trace context (`traceparent`, `tracestate`) of the write. */
+  traceContext: z.record(z.string(), z.string()),
+  recordedAt: TimestampSchema,
+});
+export type EventMeta = z.infer<typeof EventMetaSchema>;
+
+/** An event as stored in the log and published on JetStream. */
+export const StoredEventSchema = z.object({
+  eventId: IdSchema,
+  position: z.number().int().positive(),
+  streamId: z.string(),
+  streamType: StreamTypeSchema,
+  version: z.number().int().positive(),
+  type: z.string(),
+  schemaVersion: z.number().int().positive(),
+  data: z.unknown(),
+  meta: EventMetaSchema,
+});
+export type StoredEvent<T extends string = string, D = unknown> = Omit<
+  z.infer<typeof StoredEventSchema>,
+  "type" | "data"
+> & { type: T; data: D };
+
+/** Stream ids are `<streamType>-<id>` so the type is visible in the log. */
+export function streamIdFor(streamType: StreamType, id: string): string {
+  return `${streamType}-${id}`;
+}

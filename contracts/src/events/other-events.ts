@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { IdSchema, TimestampSchema } from "../memory.ts";
+
+export const keyTypes = ["concept", "name", "proper_noun"] as const;
+export const KeyTypeSchema = z.enum(keyTypes);
+export type KeyType = z.infer<typeof KeyTypeSchema>;
+
+/** Key streams (`key-<keyId>`): the associative graph. */
+export const keyEventSchemas = {
+  "key.linked": z.object({
+    keyId: IdSchema,
+    label: z.string(),
+    type: KeyTypeSchema,
+    memoryId: IdSchema,
+  }),
+  "key.merged": z.object({ keyId: IdSchema, intoKeyId: IdSchema, alias: z.string() }),
+} as const;
+
+/** Activity streams (`activity-<memoryId>`): signals that must not move a memory's version. */
+export const activityEventSchemas = {
+  "feedback.given": z.object({
+    memoryId: IdSchema,
+    useful: z.boolean(),
+    agent: z.string(),
+    note: z.string().nullable(),
+  }),
+  "memories.recalled": z.object({
+    memoryIds: z.array(IdSchema),
+    agent: z.string(),
+    viaKey: IdSchema.nullable(),
+    query: z.string().nullable(),
+  }),
+} as const;
+
+export const RankingWeightsSchema = z.object({
+  halfLifeDays: z.number().positive(),
+  sentiment: z.number().min(1),
+  feedback: z.number().min(1),
+  hotTopic: z.number().min(1),
+  attention: z.number().min(1),
+  depth: z.number().min(1),
+});
+export type RankingWeights = z.infer<typeof RankingWeightsSchema>;
+
+export const TenantSettingsSchema = z.object({
+  skipPatterns: z.array(z.string()),
+  workflowLock: z.object({ reason: z.string(), expiresAt: TimestampSchema }).nullable(),
+  rankingWeights: RankingWeightsSchema,
+  synonyms: z.array(z.array(z.string()).min(2)),
+});
+export type TenantSettings = z.infer<typeof TenantSettingsSchema>;
+
+/** Tenant streams (`tenant-<tenant>`): settings, changed as a whole or in part. */
+export const tenantEventSchemas = {
+  "tenant.settings_changed": TenantSettingsSchema.partial(),
+} as const;
