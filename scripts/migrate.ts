@@ -1,15 +1,10 @@
-// Applies the database migrations (infra/migrations) to CAIRN_DATABASE_URL.
-import { migrateToLatest } from "@cairn/event-store";
-import { baseEnvSchema, parseEnv } from "@cairn/service-runtime";
+// Applies the database migrations (infra/migrations) to CAIRN_DATABASE_URL; used by
+// `scripts/start` and the compose `migrate` job.
+import { run } from "./commands/migrate.ts";
 
-const env = parseEnv(baseEnvSchema);
 try {
-  const outcomes = await migrateToLatest(env.CAIRN_DATABASE_URL);
-  const applied = outcomes.filter((o) => o.status === "Success").map((o) => o.name);
-  console.log(
-    applied.length > 0 ? `[cairn] migrations applied: ${applied.join(", ")}` : "[cairn] schema is up to date",
-  );
+  process.exitCode = await run(process.argv.slice(2));
 } catch (error) {
   console.error(`[cairn] ${(error as Error).message}`);
-  process.exit(1);
+  process.exitCode = 1;
 }
