@@ -1,4 +1,10 @@
 export type { BusOptions } from "./connect-bus.ts";
 export { connectBus } from "./connect-bus.ts";
+export {
+  decodeEventMessage,
+  ensureEventStream,
+  eventDuplicateWindowMs,
+  eventHeaderNames,
+} from "./ensure-event-stream.ts";
 export type { RequestOptions, RpcHandler, ServeRpcOptions } from "./rpc.ts";
 export { requestRpc, serveRpc } from "./rpc.ts";

@@ -1,2 +1,23 @@
+export type { AppendInput, AppendResult, ExpectedVersion, Reservations } from "./append-to-streams.ts";
+export { appendLockKey, appendToStreams } from "./append-to-streams.ts";
+export { readCheckpoint, storeCheckpoint } from "./checkpoints.ts";
+export type { DatabasePoolOptions } from "./create-database-pool.ts";
+export { createDatabasePool, serviceDatabaseRole } from "./create-database-pool.ts";
+export {
+  EventIdReuseError,
+  isReservationTakenError,
+  isVersionConflictError,
+  ReservationTakenError,
+  VersionConflictError,
+} from "./errors.ts";
+export type { AppendToStreamInput, EventStore } from "./event-store.ts";
+export { createEventStore } from "./event-store.ts";
+export { findEvents } from "./find-events.ts";
+export { lastPosition } from "./last-position.ts";
 export type { MigrationOutcome } from "./migrate-to-latest.ts";
 export { migrateToLatest, migrationFolder } from "./migrate-to-latest.ts";
+export { readAll } from "./read-all.ts";
+export { readStream, readStreams } from "./read-stream.ts";
+
+/** The channel an append notifies on commit (payload empty): LISTEN to wake a reader. */
+export const appendNotificationChannel = "cairn_events";

@@ -1,0 +1,416 @@
+import { randomUUID } from "node:crypto";
+import type { EventMeta, NewEvent } from "@cairn/contracts";
+import { infraTest } from "@cairn/testing";
+import pg from "pg";
+import { describe, expect } from "vitest";
+import {
+  createDatabasePool,
+  createEventStore,
+  EventIdReuseError,
+  migrateToLatest,
+  ReservationTakenError,
+  readCheckpoint,
+  serviceDatabaseRole,
+  storeCheckpoint,
+  VersionConflictError,
+} from "./index.ts";
+
+const meta: EventMeta = {
+  tenant: "acme",
+  actor: "agent-1",
+  correlationId: "c-1",
+  causationId: null,
+  traceContext: {},
+  recordedAt: "2026-01-01T00:00:00.000Z",
+};
+
+function archived(reason = "done"): NewEvent {
+  return { eventId: randomUUID(), type: "memory.archived", data: { reason } };
+}
+
+async function setUp(databaseUrl: string, role: string | undefined = serviceDatabaseRole) {
+  await migrateToLatest(databaseUrl);
+  const pool = createDatabasePool({ connectionString: databaseUrl, role, max: 12 });
+  return { pool, store: createEventStore(pool) };
+}
+
+describe("event store", () => {
+  infraTest(
+    "appends events with contiguous versions and reads them back in log order",
+    async ({ databaseUrl }) => {
+      const { pool, store } = await setUp(databaseUrl);
+      try {
+        const first = await store.appendToStream({
+          streamId: "memory-a",
+          streamType: "memory",
+          expectedVersion: "no_stream",
+          events: [archived("1"), archived("2")],
+          meta,
+        });
+        const second = await store.appendToStream({
+          streamId: "memory-b",
+          streamType: "memory",
+          expectedVersion: "no_stream",
+          events: [archived("3")],
+          meta,
+        });
+        const third = await store.appendToStream({
+          streamId: "memory-a",
+          streamType: "memory",
+          expectedVersion: 2,
+          events: [archived("4")],
+          meta,
+        });
+        expect(first.nextVersion).toBe(2);
+        expect(third.nextVersion).toBe(3);
+        const streamA = await store.readStream("memory-a");
+        expect(streamA.map((e) => e.version)).toEqual([1, 2, 3]);
+        expect(streamA.map((e) => (e.data as { reason: string }).reason)).toEqual(["1", "2", "4"]);
+        expect(streamA[0]).toMatchObject({
+          streamType: "memory",
+          type: "memory.archived",
+          schemaVersion: 1,
+          meta,
+        });
+        const all = await store.readAll({ after: 0, limit: 100 });
+        expect(all.map((e) => e.position)).toEqual([
+          ...first.positions,
+          ...second.positions,
+          ...third.positions,
+        ]);
+        expect(await store.lastPosition()).toBe(third.positions[0]);
+        expect(await store.readAll({ after: first.positions[1] as number, limit: 1 })).toHaveLength(1);
+        expect(await store.readStream("memory-none")).toEqual([]);
+      } finally {
+        await pool.end();
+      }
+    },
+  );
+
+  infraTest(
+    "refuses an append whose expected version is stale, with a typed conflict",
+    async ({ databaseUrl }) => {
+      const { pool, store } = await setUp(databaseUrl);
+      try {
+        await store.appendToStream({
+          streamId: "memory-a",
+          streamType: "memory",
+          expectedVersion: "no_stream",
+          events: [archived()],
+          meta,
+        });
+        const stale = store.appendToStream({
+          streamId: "memory-a",
+          streamType: "memory",
+          expectedVersion: "no_stream",
+          events: [archived()],
+          meta,
+        });
+        await expect(stale).rejects.toBeInstanceOf(VersionConflictError);
+        await expect(stale).rejects.toMatchObject({ code: "version_conflict", actualVersion: 1 });
+        await expect(
+          store.appendToStream({
+            streamId: "memory-missing",
+            streamType: "memory",
+            expectedVersion: 1,
+            events: [archived()],
+            meta,
+          }),
+        ).rejects.toMatchObject({ code: "version_conflict", actualVersion: 0 });
+        const any = await store.appendToStream({
+          streamId: "memory-a",
+          streamType: "memory",
+          expectedVersion: "any",
+          events: [archived()],
+          meta,
+        });
+        expect(any.nextVersion).toBe(2);
+        expect((await store.readStream("memory-a")).map((e) => e.version)).toEqual([1, 2]);
+      } finally {
+        await pool.end();
+      }
+    },
+  );
+
+  infraTest(
+    "of N concurrent appends at the same expected version exactly one wins",
+    async ({ databaseUrl }) => {
+      const { pool, store } = await setUp(databaseUrl);
+      try {
+        await store.appendToStream({
+          streamId: "memory-hot",
+          streamType: "memory",
+          expectedVersion: "no_stream",
+          events: [archived()],
+          meta,
+        });
+        const attempts = await Promise.allSettled(
+          Array.from({ length: 20 }, (_, i) =>
+            store.appendToStream({
+              streamId: "memory-hot",
+              streamType: "memory",
+              expectedVersion: 1,
+              events: [archived(`writer ${i}`), archived(`writer ${i} again`)],
+              meta,
+            }),
+          ),
+        );
+        const won = attempts.filter((a) => a.status === "fulfilled");
+        const lost = attempts.filter((a) => a.status === "rejected");
+        expect(won).toHaveLength(1);
+        expect(lost).toHaveLength(19);
+        for (const l of lost) expect(l.reason).toBeInstanceOf(VersionConflictError);
+        const stream = await store.readStream("memory-hot");
+        expect(stream.map((e) => e.version)).toEqual([1, 2, 3]);
+        const writers = new Set(
+          stream.slice(1).map((e) => (e.data as { reason: string }).reason.split(" ")[1]),
+        );
+        expect(writers.size).toBe(1);
+      } finally {
+        await pool.end();
+      }
+    },
+  );
+
+  infraTest("a retried append with the same event ids writes nothing new", async ({ databaseUrl }) => {
+    const { pool, store } = await setUp(databaseUrl);
+    try {
+      const events = [archived("a"), archived("b")];
+      const input = {
+        streamId: "memory-r",
+        streamType: "memory" as const,
+        expectedVersion: "no_stream" as const,
+        events,
+        meta,
+      };
+      const first = await store.appendToStream(input);
+      await store.appendToStream({ ...input, expectedVersion: 2, events: [archived("c")] });
+      const retried = await store.appendToStream(input);
+      expect(retried).toEqual(first);
+      const concurrentRetries = await Promise.all([store.appendToStream(input), store.appendToStream(input)]);
+      expect(concurrentRetries).toEqual([first, first]);
+      expect((await store.readAll({ after: 0, limit: 10 })).length).toBe(3);
+      await expect(
+        store.appendToStream({
+          ...input,
+          expectedVersion: 3,
+          events: [events[0] as NewEvent, archived("d")],
+        }),
+      ).rejects.toBeInstanceOf(EventIdReuseError);
+      expect((await store.readAll({ after: 0, limit: 10 })).length).toBe(3);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  infraTest("a reader never skips an event whose transaction commits late", async ({ databaseUrl }) => {
+    const { pool, store } = await setUp(databaseUrl);
+    // A writer that took its position and is still open (it bypasses the append lock on
+    // purpose: the reader must be safe on its own).
+    const slow = new pg.Client({ connectionString: databaseUrl });
+    await slow.connect();
+    try {
+      const before = await store.appendToStream({
+        streamId: "memory-early",
+        streamType: "memory",
+        expectedVersion: "no_stream",
+        events: [archived()],
+        meta,
+      });
+      await slow.query("begin");
+      const { rows } = await slow.query<{ position: string }>(
+        `insert into cairn_events (event_id, stream_id, stream_type, version, type, schema_version, data, meta)
+         values ($1, 'memory-slow', 'memory', 1, 'memory.archived', 1, '{"reason":"slow"}', $2) returning position`,
+        [randomUUID(), JSON.stringify(meta)],
+      );
+      const slowPosition = Number(rows[0]?.position);
+      const after = await store.appendToStream({
+        streamId: "memory-fast",
+        streamType: "memory",
+        expectedVersion: "no_stream",
+        events: [archived()],
+        meta,
+      });
+      expect(after.positions[0]).toBeGreaterThan(slowPosition);
+
+      // The fast event is committed, yet it is not readable while the slow one is open.
+      let checkpoint = 0;
+      const seen: number[] = [];
+      const drain = async () => {
+        for (;;) {
+          const batch = await store.readAll({ after: checkpoint, limit: 1 });
+          if (batch.length === 0) return;
+          for (const e of batch) seen.push(e.position);
+          checkpoint = batch.at(-1)?.position ?? checkpoint;
+        }
+      };
+      await drain();
+      expect(seen).toEqual(before.positions);
+      expect(await store.lastPosition()).toBe(before.positions[0]);
+
+      await slow.query("commit");
+      await drain();
+      expect(seen).toEqual([...before.positions, slowPosition, ...after.positions]);
+      expect(await store.lastPosition()).toBe(after.positions[0]);
+    } finally {
+      await slow.end().catch(() => {});
+      await pool.end();
+    }
+  });
+
+  infraTest(
+    "the log refuses UPDATE, DELETE and TRUNCATE, for the service role and a superuser",
+    async ({ databaseUrl }) => {
+      const { pool, store } = await setUp(databaseUrl);
+      const superuser = new pg.Client({ connectionString: databaseUrl });
+      await superuser.connect();
+      try {
+        await store.appendToStream({
+          streamId: "memory-x",
+          streamType: "memory",
+          expectedVersion: "no_stream",
+          events: [archived("original")],
+          meta,
+        });
+        // The service role (what `pool` runs as) may insert and read but has no UPDATE/DELETE right.
+        expect((await pool.query("select current_user")).rows[0]).toEqual({
+          current_user: serviceDatabaseRole,
+        });
+        await expect(pool.query("update cairn_events set type = 'x'")).rejects.toThrow(/permission denied/);
+        await expect(pool.query("delete from cairn_events")).rejects.toThrow(/permission denied/);
+        await expect(pool.query("truncate cairn_events")).rejects.toThrow(/permission denied/);
+        // Even a superuser is stopped by the trigger.
+        await expect(superuser.query("update cairn_events set type = 'x'")).rejects.toThrow(/append-only/);
+        await expect(superuser.query("delete from cairn_events")).rejects.toThrow(/append-only/);
+        await expect(superuser.query("truncate cairn_events")).rejects.toThrow(/append-only/);
+        const [event] = await store.readStream("memory-x");
+        expect(event?.data).toEqual({ reason: "original" });
+      } finally {
+        await superuser.end();
+        await pool.end();
+      }
+    },
+  );
+
+  infraTest(
+    "reservations keep a key with one stream, in the same transaction as the append",
+    async ({ databaseUrl }) => {
+      const { pool, store } = await setUp(databaseUrl);
+      try {
+        const key = "slot|acme|memory|team|-|-|package-manager";
+        await store.appendToStream({
+          streamId: "memory-1",
+          streamType: "memory",
+          expectedVersion: "no_stream",
+          events: [archived()],
+          meta,
+          reservations: { claim: [key] },
+        });
+        const taken = store.appendToStream({
+          streamId: "memory-2",
+          streamType: "memory",
+          expectedVersion: "no_stream",
+          events: [archived()],
+          meta,
+          reservations: { claim: [key] },
+        });
+        await expect(taken).rejects.toBeInstanceOf(ReservationTakenError);
+        await expect(taken).rejects.toMatchObject({ key, holderStreamId: "memory-1" });
+        // Nothing of the refused append reached the log.
+        expect(await store.readStream("memory-2")).toEqual([]);
+
+        // Claiming a key the stream holds already is fine; concurrent claims: one wins.
+        await store.appendToStream({
+          streamId: "memory-1",
+          streamType: "memory",
+          expectedVersion: 1,
+          events: [archived()],
+          meta,
+          reservations: { claim: [key] },
+        });
+        const racing = await Promise.allSettled(
+          ["memory-3", "memory-4", "memory-5"].map((streamId) =>
+            store.appendToStream({
+              streamId,
+              streamType: "memory",
+              expectedVersion: "no_stream",
+              events: [archived()],
+              meta,
+              reservations: { claim: ["content|acme|abc"] },
+            }),
+          ),
+        );
+        expect(racing.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+
+        // One append moves the key from memory-1 to memory-6 (a supersede does this).
+        await store.appendToStreams([
+          {
+            streamId: "memory-1",
+            streamType: "memory",
+            expectedVersion: 2,
+            events: [archived()],
+            meta,
+            reservations: { release: [key] },
+          },
+          {
+            streamId: "memory-6",
+            streamType: "memory",
+            expectedVersion: "no_stream",
+            events: [archived()],
+            meta,
+            reservations: { claim: [key] },
+          },
+        ]);
+        const { rows } = await pool.query("select stream_id from cairn_reservations where key = $1", [key]);
+        expect(rows).toEqual([{ stream_id: "memory-6" }]);
+      } finally {
+        await pool.end();
+      }
+    },
+  );
+
+  infraTest("an append to several streams is all or nothing", async ({ databaseUrl }) => {
+    const { pool, store } = await setUp(databaseUrl);
+    try {
+      await store.appendToStream({
+        streamId: "memory-old",
+        streamType: "memory",
+        expectedVersion: "no_stream",
+        events: [archived()],
+        meta,
+      });
+      await expect(
+        store.appendToStreams([
+          {
+            streamId: "memory-new",
+            streamType: "memory",
+            expectedVersion: "no_stream",
+            events: [archived()],
+            meta,
+          },
+          { streamId: "memory-old", streamType: "memory", expectedVersion: 5, events: [archived()], meta },
+        ]),
+      ).rejects.toBeInstanceOf(VersionConflictError);
+      expect(await store.readStream("memory-new")).toEqual([]);
+      // An empty append only asserts the version.
+      const [asserted] = await store.appendToStreams([
+        { streamId: "memory-old", streamType: "memory", expectedVersion: 1, events: [], meta },
+      ]);
+      expect(asserted).toEqual({ streamId: "memory-old", nextVersion: 1, positions: [] });
+    } finally {
+      await pool.end();
+    }
+  });
+
+  infraTest("checkpoints only move forward", async ({ databaseUrl }) => {
+    const { pool } = await setUp(databaseUrl);
+    try {
+      expect(await readCheckpoint(pool, "relay")).toBe(0);
+      await storeCheckpoint(pool, "relay", 7);
+      await storeCheckpoint(pool, "relay", 3);
+      expect(await readCheckpoint(pool, "relay")).toBe(7);
+    } finally {
+      await pool.end();
+    }
+  });
+});

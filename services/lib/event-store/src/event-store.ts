@@ -1,0 +1,57 @@
+import type { EventMeta, NewEvent, StoredEvent, StreamType } from "@cairn/contracts";
+import type pg from "pg";
+import {
+  type AppendInput,
+  type AppendResult,
+  appendToStreams,
+  type ExpectedVersion,
+  type Reservations,
+} from "./append-to-streams.ts";
+import { findEvents } from "./find-events.ts";
+import { lastPosition } from "./last-position.ts";
+import { readAll } from "./read-all.ts";
+import { readStream, readStreams } from "./read-stream.ts";
+
+export type AppendToStreamInput = {
+  streamId: string;
+  streamType: StreamType;
+  expectedVersion: ExpectedVersion;
+  events: NewEvent[];
+  meta: EventMeta;
+  reservations?: Reservations;
+};
+
+/** The Postgres event log: the only truth of Cairn. */
+export interface EventStore {
+  /** Appends to one stream with optimistic concurrency; idempotent by event id. */
+  appendToStream(input: AppendToStreamInput): Promise<{ nextVersion: number; positions: number[] }>;
+  /** Appends to several streams in one transaction (all or nothing). */
+  appendToStreams(inputs: readonly AppendInput[]): Promise<AppendResult[]>;
+  readStream(streamId: string): Promise<StoredEvent[]>;
+  readStreams(streamIds: readonly string[]): Promise<Map<string, StoredEvent[]>>;
+  /**
+   * Every committed event with position > after, in log order, never skipping one that
+   * commits late (read below pg_snapshot_xmin(pg_current_snapshot()), ordered by
+   * (transaction_id, position)).
+   */
+  readAll(options: { after: number; limit: number }): Promise<StoredEvent[]>;
+  /** Highest position safe to read (what readAll can reach); 0 for an empty log. */
+  lastPosition(): Promise<number>;
+  /** The stored events with these ids, in log order (ids not in the log are left out). */
+  findEvents(eventIds: readonly string[]): Promise<StoredEvent[]>;
+}
+
+export function createEventStore(pool: pg.Pool): EventStore {
+  return {
+    async appendToStream(input) {
+      const [result] = await appendToStreams(pool, [input]);
+      return { nextVersion: result?.nextVersion ?? 0, positions: result?.positions ?? [] };
+    },
+    appendToStreams: (inputs) => appendToStreams(pool, inputs),
+    readStream: (streamId) => readStream(pool, streamId),
+    readStreams: (streamIds) => readStreams(pool, streamIds),
+    readAll: (options) => readAll(pool, options),
+    lastPosition: () => lastPosition(pool),
+    findEvents: (eventIds) => findEvents(pool, eventIds),
+  };
+}

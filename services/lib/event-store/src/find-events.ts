@@ -1,0 +1,16 @@
+import type { StoredEvent } from "@cairn/contracts";
+import type pg from "pg";
+import { type EventRow, eventColumns, rowToEvent } from "./row-to-event.ts";
+
+/** The stored events with these ids (those that exist), in log order. */
+export async function findEvents(
+  db: pg.Pool | pg.PoolClient,
+  eventIds: readonly string[],
+): Promise<StoredEvent[]> {
+  if (eventIds.length === 0) return [];
+  const { rows } = await db.query<EventRow>(
+    `select ${eventColumns} from cairn_events where event_id = any($1::uuid[]) order by position`,
+    [eventIds],
+  );
+  return rows.map(rowToEvent);
+}

@@ -1,0 +1,26 @@
+import type { StoredEvent } from "@cairn/contracts";
+import type pg from "pg";
+import { type EventRow, eventColumns, rowToEvent } from "./row-to-event.ts";
+
+/**
+ * Committed events after a position, in log order, never skipping one that commits late.
+ *
+ * Only rows written by transactions older than the oldest one still running
+ * (`pg_snapshot_xmin`) are read: a transaction that took a position but has not committed
+ * yet holds every later row back until it commits or aborts. Appends take one lock for their
+ * whole transaction (see append-to-streams.ts), so (transaction_id, position) order and
+ * position order agree, and a position is a safe checkpoint.
+ */
+export async function readAll(
+  db: pg.Pool | pg.PoolClient,
+  options: { after: number; limit: number },
+): Promise<StoredEvent[]> {
+  const { rows } = await db.query<EventRow>(
+    `select ${eventColumns} from cairn_events
+      where position > $1 and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+      order by transaction_id, position
+      limit $2`,
+    [options.after, options.limit],
+  );
+  return rows.map(rowToEvent);
+}
