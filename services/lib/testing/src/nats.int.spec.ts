@@ -1,0 +1,57 @@
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { describe, expect, test } from "vitest";
+import { infraTest } from "./infra-test.ts";
+import { startNats } from "./nats.ts";
+import { waitFor } from "./wait-for.ts";
+
+describe("startNats", () => {
+  infraTest("answers with JetStream enabled", async ({ nats, uniqueName }) => {
+    const nc = await connect({ servers: nats.url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const stream = `S_${uniqueName}`;
+      await jsm.streams.add({ name: stream, subjects: [`${uniqueName}.>`] });
+      const ack = await jetstream(nc).publish(`${uniqueName}.hello`, "hi");
+      expect(ack.stream).toBe(stream);
+      expect((await jsm.streams.info(stream)).state.messages).toBe(1);
+    } finally {
+      await nc.close();
+    }
+  });
+
+  test("a client reconnects after kill -9 and restart, and JetStream streams survive", async () => {
+    await using nats = await startNats();
+    const nc = await connect({
+      servers: nats.url,
+      reconnect: true,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 100,
+    });
+    try {
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.add({ name: "EVENTS", subjects: ["events.>"] });
+      await jetstream(nc).publish("events.one", "1");
+      const portBefore = nats.port;
+      let reconnects = 0;
+      (async () => {
+        for await (const status of nc.status()) if (status.type === "reconnect") reconnects += 1;
+      })();
+
+      await nats.kill();
+      await nats.restart();
+      expect(nats.port).toBe(portBefore);
+
+      // A request sent while disconnected can be lost (it times out after 5 s), so wait for
+      // the client to be back before asking.
+      await waitFor(() => reconnects > 0, { timeoutMs: 5000, description: "the client to reconnect" });
+      const info = await jsm.streams.info("EVENTS");
+      expect(info.state.messages).toBe(1);
+      expect(nc.isClosed()).toBe(false);
+      const ack = await jetstream(nc).publish("events.two", "2");
+      expect(ack.seq).toBe(2);
+    } finally {
+      await nc.close();
+    }
+  });
+});
