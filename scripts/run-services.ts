@@ -32,6 +32,9 @@ services.forEach((name, i) => {
     cwd: root,
     env: process.env,
     stdio: ["ignore", "pipe", "pipe"],
+    // Its own process group: a terminal's Ctrl-C reaches only this runner, which then
+    // stops each service once, gracefully.
+    detached: true,
   });
   children.set(name, child);
   const tag = prefix(name, i);
@@ -49,4 +52,7 @@ services.forEach((name, i) => {
 });
 
 process.on("SIGINT", () => stopAll(0));
+process.on("exit", () => {
+  for (const child of children.values()) child.kill("SIGKILL");
+});
 process.on("SIGTERM", () => stopAll(0));
