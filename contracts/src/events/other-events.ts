@@ -39,6 +39,8 @@ export const RankingWeightsSchema = z.object({
   hotTopic: z.number().min(1),
   attention: z.number().min(1),
   depth: z.number().min(1),
+  /** Bound of the time-decay factor: age costs at most this factor (1 = no decay). Added later, so optional. */
+  decay: z.number().min(1).optional(),
 });
 export type RankingWeights = z.infer<typeof RankingWeightsSchema>;
 

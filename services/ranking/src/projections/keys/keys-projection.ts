@@ -1,0 +1,258 @@
+// The key graph read model: keys (label, type, aliases), key→memory links with Hebbian
+// weights, and a label index to resolve and merge keys.
+//
+// Who creates key links: this projection derives them from the memory events (the agent's
+// `keys` and the extracted `entities` of `memory.recorded`/`memory.revised`), so ingest does
+// not need a key read model to write. Key ids are name-based (UUID v5 of tenant and
+// normalised label) and merges of near labels are decided here, in log order, so a replay
+// derives the same graph. Explicit `key.linked` and `key.merged` events, when written, are
+// applied on top.
+import type { KeyType, StoredEvent } from "@cairn/contracts";
+import type { Redis } from "ioredis";
+import type { RedisLayout } from "../../store/redis-layout.ts";
+import { uuidV5 } from "../../store/uuid-v5.ts";
+import { jaccard, normalizeLabel, trigrams } from "../../text/analyze-text.ts";
+import {
+  evolveMemoryCard,
+  isLive,
+  isMemoryEvent,
+  type MemoryCard,
+  memoryIdOf,
+  parseEventData,
+} from "../memory-card/memory-card.ts";
+import type { Projection, ProjectionIo } from "../run-projection.ts";
+import { linkWeight, reinforceLink } from "../signals/signal-math.ts";
+import { readCard } from "../signals/signals-projection.ts";
+import { type KeyLabel, keyLabelsOf, matchesBySimilarity } from "./key-labels.ts";
+
+export type KeyRecord = {
+  keyId: string;
+  label: string;
+  norm: string;
+  type: KeyType;
+  aliases: string[];
+  mergedInto: string | null;
+};
+
+export type KeysProjectionSettings = { layout: RedisLayout; mergeSimilarity: number };
+
+type TenantKeys = ReturnType<RedisLayout["keys"]>;
+
+export async function readKey(redis: Redis, keys: TenantKeys, keyId: string): Promise<KeyRecord | undefined> {
+  const h = await redis.hgetall(keys.key(keyId));
+  if (!h.label) return undefined;
+  return {
+    keyId,
+    label: h.label,
+    norm: h.norm ?? normalizeLabel(h.label),
+    type: (h.type ?? "concept") as KeyType,
+    aliases: h.aliases ? (JSON.parse(h.aliases) as string[]) : [],
+    mergedInto: h.mergedInto ? h.mergedInto : null,
+  };
+}
+
+/** Follows merges to the key that stands for `keyId` now. */
+export async function resolveKey(
+  redis: Redis,
+  keys: TenantKeys,
+  keyId: string,
+): Promise<KeyRecord | undefined> {
+  let record = await readKey(redis, keys, keyId);
+  for (let hops = 0; record?.mergedInto && hops < 16; hops += 1)
+    record = await readKey(redis, keys, record.mergedInto);
+  return record;
+}
+
+function writeKey(tx: ProjectionIo["tx"], keys: TenantKeys, record: KeyRecord) {
+  tx.hset(keys.key(record.keyId), {
+    label: record.label,
+    norm: record.norm,
+    type: record.type,
+    aliases: JSON.stringify(record.aliases),
+    mergedInto: record.mergedInto ?? "",
+  });
+}
+
+/** Resolution state within one event: keys created or touched before its writes commit. */
+type Pending = Map<string, KeyRecord>;
+
+async function findNearConcept(
+  io: ProjectionIo,
+  keys: TenantKeys,
+  norm: string,
+  threshold: number,
+): Promise<KeyRecord | undefined> {
+  const grams = trigrams(norm);
+  const candidates = new Set<string>();
+  const members = await Promise.all([...grams].map((g) => io.redis.smembers(keys.trigram(g))));
+  for (const list of members) for (const id of list) candidates.add(id);
+  let best: { record: KeyRecord; similarity: number } | undefined;
+  for (const id of [...candidates].sort()) {
+    const record = await resolveKey(io.redis, keys, id);
+    if (!record || !matchesBySimilarity(record.type)) continue;
+    for (const form of [record.norm, ...record.aliases.map(normalizeLabel)]) {
+      const similarity = jaccard(grams, trigrams(form));
+      if (similarity >= threshold && (!best || similarity > best.similarity)) best = { record, similarity };
+    }
+  }
+  return best?.record;
+}
+
+/** The key a label is filed under: known label, near concept (merged as an alias), or a new key. */
+async function keyForLabel(
+  io: ProjectionIo,
+  keys: TenantKeys,
+  tenant: string,
+  label: KeyLabel,
+  pending: Pending,
+  settings: KeysProjectionSettings,
+): Promise<KeyRecord> {
+  for (const record of pending.values()) {
+    if (record.norm === label.norm || record.aliases.some((a) => normalizeLabel(a) === label.norm))
+      return record;
+  }
+  const knownId = await io.redis.hget(keys.labels, label.norm);
+  if (knownId) {
+    const record = await resolveKey(io.redis, keys, knownId);
+    if (record) return pending.get(record.keyId) ?? record;
+  }
+  if (matchesBySimilarity(label.type)) {
+    const near = await findNearConcept(io, keys, label.norm, settings.mergeSimilarity);
+    if (near) {
+      const record = pending.get(near.keyId) ?? { ...near };
+      if (!record.aliases.includes(label.label)) record.aliases = [...record.aliases, label.label];
+      pending.set(record.keyId, record);
+      writeKey(io.tx, keys, record);
+      io.tx.hset(keys.labels, label.norm, record.keyId);
+      return record;
+    }
+  }
+  const record: KeyRecord = {
+    keyId: uuidV5(`${tenant}\u0000${label.norm}`),
+    label: label.label,
+    norm: label.norm,
+    type: label.type,
+    aliases: [],
+    mergedInto: null,
+  };
+  pending.set(record.keyId, record);
+  writeKey(io.tx, keys, record);
+  io.tx.hset(keys.labels, label.norm, record.keyId);
+  io.tx.sadd(keys.all, record.keyId);
+  if (matchesBySimilarity(record.type))
+    for (const g of trigrams(record.norm)) io.tx.sadd(keys.trigram(g), record.keyId);
+  return record;
+}
+
+async function applyMemoryEvent(event: StoredEvent, io: ProjectionIo, settings: KeysProjectionSettings) {
+  const tenant = event.meta.tenant;
+  const keys = settings.layout.keys(tenant);
+  const memoryId = memoryIdOf(event);
+  const before = await readCard(io.redis, keys.card(memoryId));
+  const after = evolveMemoryCard(before, event);
+  if (!after) return;
+  io.tx.set(keys.card(memoryId), JSON.stringify(after));
+  if (isLive(before) !== isLive(after)) io.tx.incrby(keys.liveCount, isLive(after) ? 1 : -1);
+  if (before && before.keys === after.keys && before.entities === after.entities) return;
+  await relink(io, keys, tenant, after, settings);
+}
+
+/** Files the memory under exactly the keys of its current labels (links it had keep their weight). */
+async function relink(
+  io: ProjectionIo,
+  keys: TenantKeys,
+  tenant: string,
+  card: MemoryCard,
+  settings: KeysProjectionSettings,
+) {
+  const pending: Pending = new Map();
+  const wanted = new Set<string>();
+  for (const label of keyLabelsOf(card.keys, card.entities)) {
+    const record = await keyForLabel(io, keys, tenant, label, pending, settings);
+    wanted.add(record.keyId);
+  }
+  const current = await io.redis.smembers(keys.memoryKeys(card.id));
+  for (const keyId of current) {
+    if (wanted.has(keyId)) continue;
+    io.tx.zrem(keys.links(keyId), card.id);
+    io.tx.srem(keys.memoryKeys(card.id), keyId);
+  }
+  for (const keyId of wanted) {
+    io.tx.zadd(keys.links(keyId), "NX", linkWeight.initial, card.id);
+    io.tx.sadd(keys.memoryKeys(card.id), keyId);
+  }
+}
+
+async function applyKeyMerged(event: StoredEvent, io: ProjectionIo, settings: KeysProjectionSettings) {
+  const data = parseEventData(event, "key.merged");
+  if (!data) return;
+  const keys = settings.layout.keys(event.meta.tenant);
+  const from = await readKey(io.redis, keys, data.keyId);
+  const into = await resolveKey(io.redis, keys, data.intoKeyId);
+  if (!from || from.mergedInto || !into || into.keyId === from.keyId) return;
+  const aliases = [...new Set([...into.aliases, from.label, ...from.aliases, data.alias])].filter(
+    (a) => normalizeLabel(a) !== into.norm,
+  );
+  writeKey(io.tx, keys, { ...into, aliases });
+  writeKey(io.tx, keys, { ...from, mergedInto: into.keyId });
+  io.tx.srem(keys.all, from.keyId);
+  for (const form of [from.label, ...from.aliases, data.alias])
+    io.tx.hset(keys.labels, normalizeLabel(form), into.keyId);
+  const links = await io.redis.zrange(keys.links(from.keyId), 0, -1, "WITHSCORES");
+  for (let i = 0; i + 1 < links.length; i += 2) {
+    const memoryId = links[i] as string;
+    // The stronger of the two links survives the merge.
+    io.tx.zadd(keys.links(into.keyId), "GT", Number(links[i + 1]), memoryId);
+    io.tx.srem(keys.memoryKeys(memoryId), from.keyId);
+    io.tx.sadd(keys.memoryKeys(memoryId), into.keyId);
+  }
+  io.tx.del(keys.links(from.keyId));
+}
+
+async function applyKeyLinked(event: StoredEvent, io: ProjectionIo, settings: KeysProjectionSettings) {
+  const data = parseEventData(event, "key.linked");
+  if (!data) return;
+  const keys = settings.layout.keys(event.meta.tenant);
+  let record = await resolveKey(io.redis, keys, data.keyId);
+  if (!record) {
+    const norm = normalizeLabel(data.label);
+    record = { keyId: data.keyId, label: data.label, norm, type: data.type, aliases: [], mergedInto: null };
+    writeKey(io.tx, keys, record);
+    io.tx.sadd(keys.all, record.keyId);
+    io.tx.hsetnx(keys.labels, norm, record.keyId);
+    if (matchesBySimilarity(record.type))
+      for (const g of trigrams(norm)) io.tx.sadd(keys.trigram(g), record.keyId);
+  }
+  io.tx.zadd(keys.links(record.keyId), "NX", linkWeight.initial, data.memoryId);
+  io.tx.sadd(keys.memoryKeys(data.memoryId), record.keyId);
+}
+
+/** Hebbian reinforcement: an agent reached these memories through this key. */
+async function applyRecalled(event: StoredEvent, io: ProjectionIo, settings: KeysProjectionSettings) {
+  const data = parseEventData(event, "memories.recalled");
+  if (!data?.viaKey) return;
+  const keys = settings.layout.keys(event.meta.tenant);
+  const record = await resolveKey(io.redis, keys, data.viaKey);
+  if (!record) return;
+  const ids = [...new Set(data.memoryIds)];
+  const weights = await io.redis.zmscore(keys.links(record.keyId), ...ids);
+  ids.forEach((id, i) => {
+    const weight = weights[i];
+    if (weight === null || weight === undefined) return;
+    io.tx.zadd(keys.links(record.keyId), reinforceLink(Number(weight)), id);
+  });
+}
+
+export function keysProjection(settings: KeysProjectionSettings): Projection {
+  return {
+    name: "keys",
+    canHandle: (type) =>
+      isMemoryEvent(type) || type === "key.linked" || type === "key.merged" || type === "memories.recalled",
+    apply: async (event, io) => {
+      if (isMemoryEvent(event.type)) return applyMemoryEvent(event, io, settings);
+      if (event.type === "key.merged") return applyKeyMerged(event, io, settings);
+      if (event.type === "key.linked") return applyKeyLinked(event, io, settings);
+      if (event.type === "memories.recalled") return applyRecalled(event, io, settings);
+    },
+  };
+}

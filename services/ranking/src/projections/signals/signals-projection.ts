@@ -1,0 +1,187 @@
+// The signals read model: feedback, recalls, depth, attention, hot topics, entity
+// co-occurrence and the tenant's settings, per tenant, in Redis.
+import {
+  defaultTenantSettings,
+  type StoredEvent,
+  type TenantSettings,
+  TenantSettingsSchema,
+} from "@cairn/contracts";
+import type { Redis } from "ioredis";
+import type { RedisLayout } from "../../store/redis-layout.ts";
+import { normalizeLabel, topicTerms } from "../../text/analyze-text.ts";
+import {
+  evolveMemoryCard,
+  isLive,
+  isMemoryEvent,
+  type MemoryCard,
+  memoryIdOf,
+  parseEventData,
+} from "../memory-card/memory-card.ts";
+import type { Projection, ProjectionIo } from "../run-projection.ts";
+import {
+  addLog2,
+  attentionIncrement,
+  type DepthSettings,
+  heatExponent,
+  reinforceDepth,
+} from "./signal-math.ts";
+
+export type SignalsProjectionSettings = {
+  layout: RedisLayout;
+  depth: DepthSettings;
+  hotHalfLifeDays: number;
+};
+
+/** At most this many entities of one memory take part in co-occurrence (pairs grow quadratically). */
+export const maxCooccurringEntities = 24;
+
+/** The normalised entity labels (entities and agent keys) a live memory contributes. */
+export function entityLabelsOf(card: MemoryCard | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!isLive(card)) return out;
+  for (const label of [...card.entities.map((e) => e.text), ...card.keys]) {
+    const norm = normalizeLabel(label);
+    if (norm && !out.has(norm)) out.set(norm, label);
+    if (out.size >= maxCooccurringEntities) break;
+  }
+  return out;
+}
+
+function pairs(labels: string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i < labels.length; i += 1)
+    for (let j = i + 1; j < labels.length; j += 1) out.push([labels[i] as string, labels[j] as string]);
+  return out;
+}
+
+export async function readCard(redis: Redis, key: string): Promise<MemoryCard | undefined> {
+  const raw = await redis.get(key);
+  return raw === null ? undefined : (JSON.parse(raw) as MemoryCard);
+}
+
+export async function readTenantSettings(redis: Redis, key: string): Promise<TenantSettings> {
+  const raw = await redis.get(key);
+  if (raw === null) return defaultTenantSettings;
+  const parsed = TenantSettingsSchema.safeParse(JSON.parse(raw));
+  return parsed.success ? parsed.data : defaultTenantSettings;
+}
+
+/** Settings after a partial change; unchanged fields keep their value. */
+export function mergeTenantSettings(
+  current: TenantSettings,
+  change: Partial<TenantSettings>,
+): TenantSettings {
+  return {
+    skipPatterns: change.skipPatterns ?? current.skipPatterns,
+    workflowLock: change.workflowLock === undefined ? current.workflowLock : change.workflowLock,
+    rankingWeights: change.rankingWeights ?? current.rankingWeights,
+    synonyms: change.synonyms ?? current.synonyms,
+  };
+}
+
+async function applyMemoryEvent(event: StoredEvent, io: ProjectionIo, settings: SignalsProjectionSettings) {
+  const keys = settings.layout.signals(event.meta.tenant);
+  const id = memoryIdOf(event);
+  const before = await readCard(io.redis, keys.card(id));
+  const after = evolveMemoryCard(before, event);
+  if (!after) return;
+  io.tx.set(keys.card(id), JSON.stringify(after));
+
+  // Co-occurrence follows the live memories: what a memory contributed before the event is
+  // taken back, what it contributes after is added.
+  const was = entityLabelsOf(before);
+  const now = entityLabelsOf(after);
+  if (isLive(before) !== isLive(after)) io.tx.incrby(keys.liveCount, isLive(after) ? 1 : -1);
+  for (const norm of was.keys()) if (!now.has(norm)) io.tx.zincrby(keys.entityCounts, -1, norm);
+  for (const [norm, label] of now) {
+    if (!was.has(norm)) io.tx.zincrby(keys.entityCounts, 1, norm);
+    io.tx.hsetnx(keys.entityLabels, norm, label);
+  }
+  const pairKey = ([a, b]: [string, string]) => `${a}\u0000${b}`;
+  const oldPairs = new Set(pairs([...was.keys()].sort()).map(pairKey));
+  const newPairs = new Set(pairs([...now.keys()].sort()).map(pairKey));
+  for (const p of oldPairs) {
+    if (newPairs.has(p)) continue;
+    const [a, b] = p.split("\u0000") as [string, string];
+    io.tx.zincrby(keys.cooccurrence(a), -1, b);
+    io.tx.zincrby(keys.cooccurrence(b), -1, a);
+  }
+  for (const p of newPairs) {
+    if (oldPairs.has(p)) continue;
+    const [a, b] = p.split("\u0000") as [string, string];
+    io.tx.zincrby(keys.cooccurrence(a), 1, b);
+    io.tx.zincrby(keys.cooccurrence(b), 1, a);
+  }
+
+  // Attention and hot topics count what is written: the terms a record or revision adds.
+  const written =
+    event.type.endsWith("recorded") || event.type.endsWith("submitted") || event.type.endsWith("opened");
+  const revisedContent = before !== undefined && after.terms !== before.terms;
+  if (written || revisedContent) {
+    const old = new Set(written ? [] : (before?.terms ?? []));
+    const added = after.terms.filter((t) => !old.has(t));
+    const increment = attentionIncrement(after.sentiment);
+    await addHeat(io, keys.hot, added, event.meta.recordedAt, settings.hotHalfLifeDays);
+    for (const term of added) io.tx.zincrby(keys.attention, increment, term);
+  }
+}
+
+async function addHeat(io: ProjectionIo, key: string, terms: string[], at: string, halfLifeDays: number) {
+  if (terms.length === 0) return;
+  const exponent = heatExponent(at, halfLifeDays);
+  const current = await io.redis.zmscore(key, ...terms);
+  terms.forEach((term, i) => {
+    const value = current[i];
+    io.tx.zadd(
+      key,
+      addLog2(value === null || value === undefined ? undefined : Number(value), exponent),
+      term,
+    );
+  });
+}
+
+export function signalsProjection(settings: SignalsProjectionSettings): Projection {
+  return {
+    name: "signals",
+    canHandle: (type) =>
+      isMemoryEvent(type) ||
+      type === "feedback.given" ||
+      type === "memories.recalled" ||
+      type === "tenant.settings_changed",
+    apply: async (event, io) => {
+      const keys = settings.layout.signals(event.meta.tenant);
+      if (isMemoryEvent(event.type)) return applyMemoryEvent(event, io, settings);
+      if (event.type === "feedback.given") {
+        const data = parseEventData(event, "feedback.given");
+        if (data) io.tx.hset(keys.feedback(data.memoryId), data.agent, data.useful ? 1 : -1);
+        return;
+      }
+      if (event.type === "memories.recalled") {
+        const data = parseEventData(event, "memories.recalled");
+        if (!data) return;
+        const ids = [...new Set(data.memoryIds)];
+        const at = event.meta.recordedAt;
+        const depths = await Promise.all(ids.map((id) => io.redis.hmget(keys.depth(id), "value", "at")));
+        ids.forEach((id, i) => {
+          const [value, since] = depths[i] ?? [];
+          const state = value != null && since != null ? { value: Number(value), at: since } : undefined;
+          const next = reinforceDepth(state, at, settings.depth);
+          io.tx.hset(keys.depth(id), { value: next.value, at: next.at });
+          io.tx.hincrby(keys.recalls(id), "count", 1);
+          io.tx.hset(keys.recalls(id), "lastAt", at);
+        });
+        // What agents ask about now is a hot topic too.
+        if (data.query) {
+          await addHeat(io, keys.hot, [...new Set(topicTerms(data.query))], at, settings.hotHalfLifeDays);
+        }
+        return;
+      }
+      if (event.type === "tenant.settings_changed") {
+        const data = parseEventData(event, "tenant.settings_changed");
+        if (!data) return;
+        const current = await readTenantSettings(io.redis, keys.settings);
+        io.tx.set(keys.settings, JSON.stringify(mergeTenantSettings(current, data)));
+      }
+    },
+  };
+}

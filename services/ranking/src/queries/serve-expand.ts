@@ -1,0 +1,59 @@
+import type { ExpandReply, ExpandRequestSchema } from "@cairn/contracts";
+import type { z } from "zod";
+import {
+  type CooccurrenceLookups,
+  cooccurrenceExpansions,
+  expansionTerms,
+  synonymExpansions,
+} from "../expansion/expand-query.ts";
+import { skipReason } from "../expansion/skip-rules.ts";
+import { readTenantSettings } from "../projections/signals/signals-projection.ts";
+import { hubCount, type RankingContext, waitForPosition } from "./ranking-context.ts";
+
+export function cooccurrenceLookups(ctx: RankingContext, tenant: string): CooccurrenceLookups {
+  const keys = ctx.layout.signals(tenant);
+  return {
+    entities: async (norms) => {
+      const out = new Map<string, { count: number; label: string }>();
+      if (norms.length === 0) return out;
+      const [counts, labels] = await Promise.all([
+        ctx.redis.zmscore(keys.entityCounts, ...norms),
+        ctx.redis.hmget(keys.entityLabels, ...norms),
+      ]);
+      norms.forEach((norm, i) => {
+        const count = counts[i];
+        if (count != null) out.set(norm, { count: Number(count), label: labels[i] ?? norm });
+      });
+      return out;
+    },
+    cooccurring: async (norm, limit) => {
+      const flat = await ctx.redis.zrange(keys.cooccurrence(norm), 0, limit - 1, "REV", "WITHSCORES");
+      const out: { norm: string; count: number }[] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2)
+        out.push({ norm: flat[i] as string, count: Number(flat[i + 1]) });
+      return out;
+    },
+  };
+}
+
+export async function handleExpand(
+  ctx: RankingContext,
+  request: z.infer<typeof ExpandRequestSchema>,
+): Promise<ExpandReply> {
+  const position = await waitForPosition(ctx, request.afterPosition);
+  const tenant = request.principal.tenant;
+  const keys = ctx.layout.signals(tenant);
+  const settings = await readTenantSettings(ctx.redis, keys.settings);
+  const skip = skipReason(request.query, settings, ctx.clock());
+  if (skip) return { skip, expansions: [], terms: [], position };
+  const live = Number((await ctx.redis.get(keys.liveCount)) ?? 0);
+  const expansions = [
+    ...synonymExpansions(request.query, settings.synonyms),
+    ...(await cooccurrenceExpansions(request.query, cooccurrenceLookups(ctx, tenant), {
+      maxEntities: request.maxEntities ?? ctx.env.CAIRN_RANKING_EXPANSION_ENTITIES,
+      minCooccurrence: ctx.env.CAIRN_RANKING_EXPANSION_MIN_COOCCURRENCE,
+      hubCount: hubCount(ctx, live),
+    })),
+  ];
+  return { skip: null, expansions, terms: expansionTerms(expansions), position };
+}

@@ -1,0 +1,23 @@
+import type { SignalsReply, SignalsRequestSchema } from "@cairn/contracts";
+import type { z } from "zod";
+import { isVisibleTo } from "../projections/memory-card/memory-card.ts";
+import { readCard } from "../projections/signals/signals-projection.ts";
+import { loadSignals } from "./load-signals.ts";
+import { type RankingContext, waitForPosition } from "./ranking-context.ts";
+
+/** Signals of memories the principal may see (others are left out, not reported). */
+export async function handleSignals(
+  ctx: RankingContext,
+  request: z.infer<typeof SignalsRequestSchema>,
+): Promise<SignalsReply> {
+  const position = await waitForPosition(ctx, request.afterPosition);
+  const keys = ctx.layout.signals(request.principal.tenant);
+  const cards = await Promise.all(request.ids.map((id) => readCard(ctx.redis, keys.card(id))));
+  const visible = cards.filter((c) => c !== undefined && isVisibleTo(c, request.principal));
+  const signals = await loadSignals(
+    ctx,
+    request.principal.tenant,
+    visible.map((c) => ({ id: c!.id, terms: c!.terms })),
+  );
+  return { signals: [...signals.entries()].map(([id, s]) => ({ id, ...s })), position };
+}

@@ -1,0 +1,152 @@
+import type { Candidate, MemoryDocument } from "@cairn/contracts";
+import { defaultRankingWeights } from "@cairn/contracts";
+import { describe, expect, it } from "vitest";
+import { diversify, diversityFactor } from "./diversify.ts";
+import { noSignals, rerankCandidates } from "./rerank-candidates.ts";
+
+const now = new Date("2025-06-01T00:00:00Z");
+
+function candidate(
+  id: string,
+  content: string,
+  fused: number,
+  extra: Partial<MemoryDocument> = {},
+): Candidate {
+  const document: MemoryDocument = {
+    id,
+    tier: "memory",
+    status: "active",
+    slot: `slot-${id}`,
+    kind: "note",
+    content,
+    title: "",
+    tags: [],
+    aliases: [],
+    keys: [],
+    entities: [],
+    links: [],
+    sentiment: 0,
+    scope: "team",
+    tenant: "t",
+    agent: "a",
+    project: null,
+    source: null,
+    validFrom: null,
+    invalidAt: null,
+    verifiedAt: null,
+    supersedes: null,
+    supersededBy: null,
+    promotedTo: null,
+    promotedFrom: null,
+    version: 1,
+    contentHash: id,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    ...extra,
+  };
+  return { id, document, lexical: { rank: 1, score: fused }, vector: null, fused };
+}
+
+const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+
+describe("rerankCandidates", () => {
+  it("keeps retrieval order when no signal differs, and explains every factor", () => {
+    const candidates = [
+      candidate(uuid(1), "alpha beta", 0.03),
+      candidate(uuid(2), "gamma delta", 0.02),
+      candidate(uuid(3), "epsilon zeta", 0.01),
+    ];
+    const results = rerankCandidates({
+      candidates,
+      signals: new Map(),
+      weights: defaultRankingWeights,
+      now,
+      k: 10,
+      explain: true,
+    });
+    expect(results.map((r) => r.id)).toEqual([uuid(1), uuid(2), uuid(3)]);
+    expect(results[0]?.factors).toEqual({
+      relevance: 1,
+      decay: 1,
+      sentiment: 1,
+      feedback: 1,
+      hotTopic: 1,
+      attention: 1,
+      depth: 1,
+      diversity: 1,
+    });
+    expect(results[1]?.score).toBeCloseTo(2 / 3);
+  });
+
+  it("lets useful feedback lift a slightly less relevant memory", () => {
+    const candidates = [candidate(uuid(1), "alpha", 0.031), candidate(uuid(2), "beta", 0.03)];
+    const results = rerankCandidates({
+      candidates,
+      signals: new Map([[uuid(2), { ...noSignals, useful: 2 }]]),
+      weights: defaultRankingWeights,
+      now,
+      k: 2,
+      explain: false,
+    });
+    expect(results.map((r) => r.id)).toEqual([uuid(2), uuid(1)]);
+    expect(results[0]?.factors).toBeUndefined();
+  });
+
+  it("prefers the fresher of two equally relevant memories, unless decay is off", () => {
+    const old = candidate(uuid(1), "alpha", 0.03, { updatedAt: "2025-01-01T00:00:00Z" });
+    const fresh = candidate(uuid(2), "beta", 0.03, { updatedAt: "2025-05-30T00:00:00Z" });
+    const input = { candidates: [old, fresh], signals: new Map(), now, k: 2, explain: false };
+    expect(rerankCandidates({ ...input, weights: defaultRankingWeights }).map((r) => r.id)).toEqual([
+      uuid(2),
+      uuid(1),
+    ]);
+    const off = { ...defaultRankingWeights, decay: 1 };
+    expect(rerankCandidates({ ...input, weights: off }).map((r) => r.id)).toEqual([uuid(1), uuid(2)]);
+  });
+
+  it("counts a recent deliberate read as freshness", () => {
+    const read = candidate(uuid(1), "alpha", 0.03, { updatedAt: "2025-01-01T00:00:00Z" });
+    const other = candidate(uuid(2), "beta", 0.03, { updatedAt: "2025-03-01T00:00:00Z" });
+    const results = rerankCandidates({
+      candidates: [read, other],
+      signals: new Map([[uuid(1), { ...noSignals, recalls: 1, lastRecalledAt: "2025-05-31T00:00:00Z" }]]),
+      weights: defaultRankingWeights,
+      now,
+      k: 2,
+      explain: true,
+    });
+    expect(results[0]?.id).toBe(uuid(1));
+  });
+
+  it("does not let near-duplicates fill the list", () => {
+    const candidates = [
+      candidate(uuid(1), "deploy the api with blue green switch on friday", 0.033),
+      candidate(uuid(2), "deploy the api with blue green switch on friday", 0.032),
+      candidate(uuid(3), "database migrations run before the deploy", 0.031),
+    ];
+    const results = rerankCandidates({
+      candidates,
+      signals: new Map(),
+      weights: defaultRankingWeights,
+      now,
+      k: 2,
+      explain: true,
+    });
+    expect(results.map((r) => r.id)).toEqual([uuid(1), uuid(3)]);
+  });
+});
+
+describe("diversify", () => {
+  it("leaves dissimilar items in score order", () => {
+    const items = [
+      { score: 3, terms: new Set(["a"]) },
+      { score: 2, terms: new Set(["b"]) },
+      { score: 1, terms: new Set(["c"]) },
+    ];
+    expect(diversify(items, 3).map((c) => c.index)).toEqual([0, 1, 2]);
+  });
+  it("penalises only above the similarity threshold", () => {
+    expect(diversityFactor(0.3)).toBe(1);
+    expect(diversityFactor(1)).toBeCloseTo(0.1);
+  });
+});
