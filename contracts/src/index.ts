@@ -1,3 +1,10 @@
+export type { ApiKeyRecord, CreateApiKeyRequest, CreatedApiKey } from "./api-keys.ts";
+export {
+  ApiKeyRecordSchema,
+  apiKeyPrefix,
+  CreateApiKeyRequestSchema,
+  CreatedApiKeySchema,
+} from "./api-keys.ts";
 export type {
   IngestCommand,
   IngestCommandName,

@@ -1,22 +1,111 @@
 import type { Logger } from "@cairn/telemetry";
 import type { NatsConnection } from "@nats-io/nats-core";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type pg from "pg";
+import type { Authenticator } from "./auth/authenticator.ts";
+import type { OriginPolicy } from "./auth/origin-policy.ts";
+import type { RateLimiter } from "./auth/rate-limiter.ts";
+import { callerOf, registerRequestGuard } from "./auth/request-guard.ts";
+import { createCairnBackend } from "./backend/cairn-backend.ts";
+import { registerMcpRoute } from "./mcp/mcp-http-route.ts";
+import { createWritePositions } from "./operations/caller.ts";
+import { createOperations, type Operations } from "./operations/create-operations.ts";
+import { buildOpenApiDocument } from "./rest/openapi-document.ts";
+import { asCairnError, sendProblem } from "./rest/problem.ts";
+import { registerRoutes } from "./rest/register-routes.ts";
+import type { RouteSpec } from "./rest/route-spec.ts";
+import { apiKeyRoutes } from "./rest/routes/api-keys.ts";
+import { contextRoutes } from "./rest/routes/context.ts";
+import { feedbackRoutes } from "./rest/routes/feedback.ts";
+import { handoffRoutes } from "./rest/routes/handoffs.ts";
 import { registerHealthRoutes } from "./rest/routes/health.ts";
+import { keyRoutes } from "./rest/routes/keys.ts";
+import { memoryRoutes } from "./rest/routes/memories.ts";
+import { healthRouteDocs, openApiRoute } from "./rest/routes/openapi.ts";
+import { proposalRoutes } from "./rest/routes/proposals.ts";
+import { statusRoutes } from "./rest/routes/status.ts";
 
 export type HttpServerDeps = {
   nc: NatsConnection;
   logger: Logger;
   checks: Record<string, () => Promise<void>>;
+  pool: pg.Pool;
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  originPolicy: OriginPolicy;
+  bodyLimitBytes?: number;
+  backendTimeoutMs?: number;
+  mcpSessionIdleMs?: number;
+  version?: string;
 };
+
+export const openApiInfo = (version: string) => ({
+  title: "Cairn",
+  version,
+  description:
+    "Shared long-term memory for LLM agents. Authenticate with `Authorization: Bearer <API key>`. " +
+    "Errors are `application/problem+json` with a stable `code`. Writes return the log `position`; " +
+    "reads take `consistency=strong` (or `afterPosition`) to see them.",
+});
+
+/** Every REST route of `/v1`, declared once (see rest/route-spec.ts). */
+export function restRoutes(ops: Operations, pool: pg.Pool, authenticator: Authenticator): RouteSpec[] {
+  return [
+    ...memoryRoutes(ops),
+    ...contextRoutes(ops),
+    ...proposalRoutes(ops),
+    ...handoffRoutes(ops),
+    ...keyRoutes(ops),
+    ...feedbackRoutes(ops),
+    ...statusRoutes(ops),
+    ...apiKeyRoutes(pool, authenticator),
+  ];
+}
 
 /** The gateway's HTTP surface, kept apart from `main.ts` so tests can start it on any port. */
 export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyInstance> {
+  const version = deps.version ?? "0.1.0";
   const app: FastifyInstance = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     disableRequestLogging: true,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
   });
+  const backend = createCairnBackend(deps.nc, { timeoutMs: deps.backendTimeoutMs, logger: deps.logger });
+  const ops = createOperations({ backend, positions: createWritePositions(), logger: deps.logger });
+
+  app.setErrorHandler((error, request, reply) => {
+    const cairn = asCairnError(error);
+    if (cairn.code === "internal") deps.logger.error({ err: error, url: request.url }, "request failed");
+    return sendProblem(reply, cairn, request.url);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      asCairnError(
+        Object.assign(new Error(`no route ${request.method} ${request.url.split("?")[0]}`), {
+          statusCode: 404,
+        }),
+      ),
+      request.url,
+    ).code(404),
+  );
+
+  registerRequestGuard(app, deps);
   registerHealthRoutes(app, { nc: deps.nc, checks: deps.checks });
+  const routes = restRoutes(ops, deps.pool, deps.authenticator);
+  let document: Record<string, unknown> | undefined;
+  const openapi = openApiRoute(() => {
+    document ??= buildOpenApiDocument([...healthRouteDocs, openapi, ...routes], openApiInfo(version));
+    return document;
+  });
+  registerRoutes(app, [...routes, openapi], callerOf);
+  registerMcpRoute(app, {
+    ops,
+    callerOf,
+    logger: deps.logger,
+    sessionIdleMs: deps.mcpSessionIdleMs ?? 30 * 60_000,
+    version,
+  });
   await app.ready();
   return app;
 }

@@ -1,6 +1,10 @@
 import { runService } from "@cairn/service-runtime";
 import { Redis } from "ioredis";
 import pg from "pg";
+import { createAuthenticator } from "./auth/authenticator.ts";
+import { bootstrapAdminKey } from "./auth/bootstrap-admin-key.ts";
+import { createOriginPolicy } from "./auth/origin-policy.ts";
+import { createRateLimiter } from "./auth/rate-limiter.ts";
 import { gatewayEnvSchema } from "./env.ts";
 import { createHttpServer } from "./http-server.ts";
 
@@ -16,9 +20,31 @@ await runService({
       postgres: async () => void (await pool.query("select 1")),
       redis: async () => void (await redis.ping()),
     };
-    const app = await createHttpServer({ nc, logger, checks });
+    if (env.CAIRN_MODE === "local") {
+      await bootstrapAdminKey(pool, logger, {
+        adminKey: env.CAIRN_ADMIN_KEY,
+        tenant: env.CAIRN_DEFAULT_TENANT,
+        print: (text) => process.stdout.write(`${text}\n`),
+      });
+    }
+    const app = await createHttpServer({
+      nc,
+      logger,
+      checks,
+      pool,
+      authenticator: createAuthenticator(pool, { cacheMs: env.CAIRN_KEY_CACHE_MS }),
+      rateLimiter: createRateLimiter({
+        perMinute: env.CAIRN_RATE_LIMIT_PER_MINUTE,
+        burst: env.CAIRN_RATE_LIMIT_BURST,
+      }),
+      originPolicy: createOriginPolicy(env.CAIRN_ALLOWED_ORIGINS),
+      bodyLimitBytes: env.CAIRN_BODY_LIMIT_BYTES,
+      backendTimeoutMs: env.CAIRN_BACKEND_TIMEOUT_MS,
+      mcpSessionIdleMs: env.CAIRN_MCP_SESSION_IDLE_MS,
+      version: process.env.CAIRN_VERSION ?? "0.1.0",
+    });
     const address = await app.listen({ host: env.CAIRN_HOST, port: env.CAIRN_PORT });
-    logger.info({ address }, "gateway listening");
+    logger.info({ address, mode: env.CAIRN_MODE }, "gateway listening");
     return {
       checks,
       stop: async () => {

@@ -1,0 +1,260 @@
+// The gateway's view of the services behind it: one function per NATS request it makes.
+// Every request carries the authenticated principal; the services filter by it.
+import { requestRpc } from "@cairn/bus";
+import {
+  CairnError,
+  type Candidate,
+  type CandidatesReply,
+  type CandidatesRequest,
+  type GetMemoryReply,
+  type HealthReply,
+  healthSubject,
+  type IngestCommandName,
+  type ingestCommandSchemas,
+  ingestSubject,
+  type PlanResult,
+  type Principal,
+  searchSubjects,
+  type Tier,
+  type WriteResult,
+} from "@cairn/contracts";
+import type { Logger } from "@cairn/telemetry";
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { z } from "zod";
+import {
+  type ExpandReplyFields,
+  type KeyMatchFields,
+  type KeysReadReplyFields,
+  type KeyWithMemories,
+  type RankedCandidate,
+  type RecalledKey,
+  type RerankReplyFields,
+  rankingSubjects,
+} from "./ranking-contract.ts";
+
+/** A command as the gateway builds it: everything but the principal, which it adds itself. */
+export type CommandInput<N extends IngestCommandName> = Omit<
+  z.input<(typeof ingestCommandSchemas)[N]>,
+  "principal"
+>;
+
+export type GetRequest = {
+  id?: string | undefined;
+  slot?: string | undefined;
+  tier?: Tier | undefined;
+  afterPosition?: number | undefined;
+};
+
+export type RerankOutcome = { ranked: RankedCandidate[]; ranking: "ranked" | "search_order" };
+
+export type CairnBackend = {
+  command<N extends IngestCommandName>(
+    principal: Principal,
+    name: N,
+    input: Partial<CommandInput<N>>,
+  ): Promise<WriteResult | PlanResult>;
+  candidates(principal: Principal, request: Omit<CandidatesRequest, "principal">): Promise<CandidatesReply>;
+  get(principal: Principal, request: GetRequest): Promise<GetMemoryReply>;
+  /** Skip rules and expansion terms for a query; none when the ranking service does not answer. */
+  expand(principal: Principal, query: string, afterPosition?: number): Promise<ExpandReplyFields>;
+  /** Re-ranks candidates; in search order when the ranking service does not answer. */
+  rerank(
+    principal: Principal,
+    query: string,
+    candidates: Candidate[],
+    limit: number,
+    expansions?: string[],
+  ): Promise<RerankOutcome>;
+  recallKeys(
+    principal: Principal,
+    query: string,
+    limit: number,
+    afterPosition?: number,
+  ): Promise<{ keys: RecalledKey[]; source: "ranking" | "search" }>;
+  readKey(
+    principal: Principal,
+    key: string,
+    limit: number,
+    afterPosition?: number,
+  ): Promise<KeyWithMemories & { source: "ranking" | "search" }>;
+  health(service: "ingest" | "search" | "ranking" | "maintenance"): Promise<HealthReply>;
+};
+
+export type BackendOptions = { timeoutMs?: number; logger?: Logger | undefined };
+
+/** Ranking lands after the gateway; until it answers, reads fall back to search order. */
+function isNoResponder(error: unknown): boolean {
+  return error instanceof CairnError && error.code === "unavailable";
+}
+
+export function createCairnBackend(nc: NatsConnection, options: BackendOptions = {}): CairnBackend {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const request = <T>(subject: string, payload: unknown, ms = timeoutMs) =>
+    requestRpc<T>(nc, subject, payload, { timeoutMs: ms });
+
+  const candidates: CairnBackend["candidates"] = (principal, req) =>
+    request<CandidatesReply>(searchSubjects.candidates, { ...req, principal });
+
+  /** Keys derived from search candidates: the labels the matching memories carry. */
+  async function recallFromSearch(
+    principal: Principal,
+    query: string,
+    limit: number,
+    afterPosition?: number,
+  ) {
+    const reply = await candidates(principal, {
+      query,
+      candidateK: 50,
+      ...(afterPosition === undefined ? {} : { afterPosition }),
+    });
+    const byLabel = new Map<string, RecalledKey>();
+    reply.candidates.forEach((c, rank) => {
+      for (const label of c.document.keys) {
+        const k = label.toLowerCase();
+        const entry = byLabel.get(k) ?? { id: null, label, type: null, score: 0, memoryCount: 0 };
+        entry.memoryCount += 1;
+        entry.score += 1 / (60 + rank + 1);
+        byLabel.set(k, entry);
+      }
+    });
+    return [...byLabel.values()].sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+
+  const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+  const after = (position: number | undefined) => (position === undefined ? {} : { afterPosition: position });
+
+  return {
+    command(principal, name, input) {
+      return request<WriteResult | PlanResult>(ingestSubject(name), { ...input, principal });
+    },
+    candidates,
+    get(principal, req) {
+      const payload: Record<string, unknown> = { principal };
+      if (req.id !== undefined) payload.id = req.id;
+      if (req.slot !== undefined) payload.slot = req.slot;
+      if (req.tier !== undefined) payload.tier = req.tier;
+      if (req.afterPosition !== undefined) payload.afterPosition = req.afterPosition;
+      return request<GetMemoryReply>(searchSubjects.get, payload);
+    },
+    async expand(principal, query, afterPosition) {
+      try {
+        const reply = await request<ExpandReplyFields>(rankingSubjects.expand, {
+          principal,
+          query,
+          ...after(afterPosition),
+        });
+        return { skip: reply.skip, terms: reply.terms.slice(0, 50) };
+      } catch (error) {
+        if (!isNoResponder(error)) throw error;
+        return { skip: null, terms: [] };
+      }
+    },
+    async rerank(principal, query, list, limit, expansions = []) {
+      if (list.length === 0) return { ranked: [], ranking: "ranked" };
+      try {
+        const reply = await request<RerankReplyFields>(rankingSubjects.rerank, {
+          principal,
+          query,
+          candidates: list,
+          k: Math.min(200, limit),
+          explain: false,
+          expansions: expansions.slice(0, 50),
+        });
+        const ranked = reply.results.map(({ score, factors, ...candidate }) => ({
+          candidate,
+          score,
+          explanation: factors ?? null,
+        }));
+        return { ranked, ranking: "ranked" };
+      } catch (error) {
+        if (!isNoResponder(error)) throw error;
+        options.logger?.debug({ subject: rankingSubjects.rerank }, "ranking unavailable; search order");
+        const ranked = list
+          .slice(0, limit)
+          .map((candidate) => ({ candidate, score: candidate.fused, explanation: null }));
+        return { ranked, ranking: "search_order" };
+      }
+    },
+    async recallKeys(principal, query, limit, afterPosition) {
+      try {
+        const reply = await request<{ keys: KeyMatchFields[] }>(rankingSubjects.keysRecall, {
+          principal,
+          query,
+          limit,
+          ...after(afterPosition),
+        });
+        const keys = reply.keys.map((k) => ({
+          id: k.keyId,
+          label: k.label,
+          type: k.type,
+          score: k.score,
+          memoryCount: k.linkedCount,
+        }));
+        return { keys, source: "ranking" };
+      } catch (error) {
+        if (!isNoResponder(error)) throw error;
+        return { keys: await recallFromSearch(principal, query, limit, afterPosition), source: "search" };
+      }
+    },
+    async readKey(principal, key, limit, afterPosition) {
+      try {
+        let keyId = isUuid(key) ? key : undefined;
+        if (keyId === undefined) {
+          const found = await request<{ keys: KeyMatchFields[] }>(rankingSubjects.keysRecall, {
+            principal,
+            query: key,
+            limit: 20,
+            ...after(afterPosition),
+          });
+          const wanted = key.toLowerCase();
+          keyId = found.keys.find(
+            (k) => k.label.toLowerCase() === wanted || k.aliases.some((a) => a.toLowerCase() === wanted),
+          )?.keyId;
+          if (keyId === undefined) {
+            throw new CairnError("not_found", `no key "${key}"`, {
+              hint: "call recall with a question to find the keys that exist",
+            });
+          }
+        }
+        const reply = await request<KeysReadReplyFields>(rankingSubjects.keysRead, {
+          principal,
+          keyId,
+          limit,
+          ...after(afterPosition),
+        });
+        return {
+          key: { id: reply.key.keyId, label: reply.key.label, type: reply.key.type },
+          memories: reply.memories.map((m) => ({
+            id: m.id,
+            slot: m.slot,
+            title: m.title,
+            weight: m.linkWeight,
+          })),
+          source: "ranking",
+        };
+      } catch (error) {
+        if (!isNoResponder(error)) throw error;
+        const reply = await candidates(principal, {
+          query: key,
+          mode: "lexical",
+          candidateK: 100,
+          ...after(afterPosition),
+        });
+        const wanted = key.toLowerCase();
+        const memories = reply.candidates
+          .filter((c) => c.document.keys.some((k) => k.toLowerCase() === wanted))
+          .slice(0, limit)
+          .map((c) => ({ id: c.id, slot: c.document.slot, title: c.document.title, weight: null }));
+        if (memories.length === 0) {
+          throw new CairnError("not_found", `no memory you can see is linked to the key "${key}"`, {
+            hint: "call recall with a question to find the keys that exist",
+          });
+        }
+        return { key: { id: null, label: key, type: null }, memories, source: "search" };
+      }
+    },
+    health(service) {
+      return request<HealthReply>(healthSubject(service), {}, 2000);
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import type { ToolDeps } from "../tool-deps.ts";
+import { renderStoredMemory, runTool, storedDataNotice, storedDocument, toolResult } from "../tool-result.ts";
+
+export function registerMemoryHandoffReadTool(server: McpServer, deps: ToolDeps): void {
+  server.registerTool(
+    "memory_handoff_read",
+    {
+      title: "Read handoffs",
+      description:
+        "With an id: that handoff in full with its version. Without: the open handoffs you can see, newest first.",
+      inputSchema: {
+        id: z.uuid().optional(),
+        include_completed: z.boolean().optional().describe("when listing, also completed handoffs"),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      runTool(async () => {
+        if (args.id !== undefined) {
+          const reply = await deps.ops.read(
+            deps.caller,
+            { id: args.id, tier: "handoff" },
+            { consistency: "strong" },
+          );
+          return toolResult(
+            {
+              notice: storedDataNotice,
+              handoff: storedDocument(reply.document),
+              version: reply.document.version,
+            },
+            `${storedDataNotice}\n\n${renderStoredMemory(reply.document)}\n\nversion: ${reply.document.version}`,
+          );
+        }
+        const { items, position } = await deps.ops.list(
+          deps.caller,
+          "handoff",
+          { status: args.include_completed ? ["active", "completed"] : ["active"] },
+          { consistency: "strong" },
+        );
+        return toolResult(
+          { notice: storedDataNotice, position, handoffs: items.map((d) => storedDocument(d)) },
+          items.length
+            ? `${storedDataNotice}\n\n${items.map((d) => renderStoredMemory(d)).join("\n\n")}`
+            : "No open handoffs.",
+        );
+      }),
+  );
+}

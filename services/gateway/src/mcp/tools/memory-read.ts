@@ -1,0 +1,41 @@
+import { CairnError } from "@cairn/contracts";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import type { ToolDeps } from "../tool-deps.ts";
+import { renderStoredMemory, runTool, storedDataNotice, storedDocument, toolResult } from "../tool-result.ts";
+
+export function registerMemoryReadTool(server: McpServer, deps: ToolDeps): void {
+  server.registerTool(
+    "memory_read",
+    {
+      title: "Read a memory",
+      description:
+        "The full content of one memory and its version (pass that version to update, delete or supersede it). " +
+        "Give its id, or the slot of an active memory.",
+      inputSchema: {
+        id: z.uuid().optional(),
+        slot: z.string().optional(),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      runTool(async () => {
+        if ((args.id === undefined) === (args.slot === undefined)) {
+          throw new CairnError("validation_failed", "give exactly one of id or slot");
+        }
+        const reply = await deps.ops.read(
+          deps.caller,
+          { id: args.id, slot: args.slot, ...(args.slot === undefined ? {} : { tier: "memory" as const }) },
+          { consistency: "strong" },
+        );
+        return toolResult(
+          {
+            notice: storedDataNotice,
+            memory: storedDocument(reply.document),
+            version: reply.document.version,
+          },
+          `${storedDataNotice}\n\n${renderStoredMemory(reply.document)}\n\nversion: ${reply.document.version}`,
+        );
+      }),
+  );
+}

@@ -1,0 +1,31 @@
+import { PrincipalSchema } from "@cairn/contracts";
+import { z } from "zod";
+import type { Operations } from "../../operations/create-operations.ts";
+import { defineRoute, type RouteSpec } from "../route-spec.ts";
+
+export function statusRoutes(ops: Operations): RouteSpec[] {
+  return [
+    defineRoute({
+      method: "GET",
+      path: "/v1/status",
+      operationId: "getStatus",
+      summary: "Who this key is, whether the services answer, open work",
+      tag: "status",
+      success: {
+        status: 200,
+        description: "Status",
+        schema: z.object({
+          principal: PrincipalSchema,
+          services: z.record(z.string(), z.object({ ok: z.boolean() }).loose()),
+          ranking: z.enum(["ranked", "search_order"]),
+          pending: z.object({
+            proposals: z.number().int().nullable(),
+            handoffs: z.number().int().nullable(),
+          }),
+          lastWritePosition: z.number().int().nullable(),
+        }),
+      },
+      handler: async ({ caller }) => ops.status(caller),
+    }),
+  ];
+}
