@@ -17,6 +17,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("revoked_at", "timestamptz")
     .execute();
   await db.schema.createIndex("api_keys_tenant_idx").on("api_keys").columns(["tenant", "agent"]).execute();
+  // The services' role (created by the event-log migration) reads keys and creates and
+  // revokes them; it never deletes one, so a revoked key stays on record.
+  await sql`grant select, insert, update on api_keys to cairn_app`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
