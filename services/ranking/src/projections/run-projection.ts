@@ -5,6 +5,8 @@
 // two copies of the service can never both apply one event; a redelivered event at or below
 // the checkpoint is acknowledged and skipped. `max_ack_pending: 1` keeps the log order across
 // copies sharing the durable consumer, which the read-modify-write projections rely on.
+
+import { ensureEventStream } from "@cairn/bus";
 import { eventStreamName, eventSubjectPrefix, type StoredEvent, StoredEventSchema } from "@cairn/contracts";
 import type { Logger } from "@cairn/telemetry";
 import {
@@ -130,15 +132,16 @@ async function ensureConsumer(options: RunProjectionOptions): Promise<void> {
     });
 }
 
+/** Creates the event stream if no service has yet (safe concurrently), retrying while NATS is away. */
 async function waitForStream(options: RunProjectionOptions, stopped: () => boolean): Promise<void> {
-  const jsm = await jetstreamManager(options.nc);
   let warned = false;
   while (!stopped()) {
     try {
-      await jsm.streams.info(eventStreamName);
+      await ensureEventStream(await jetstreamManager(options.nc));
       return;
-    } catch {
-      if (!warned) options.logger.info({ stream: eventStreamName }, "waiting for the event stream to exist");
+    } catch (error) {
+      if (!warned)
+        options.logger.warn({ err: error, stream: eventStreamName }, "event stream not reachable yet");
       warned = true;
       await sleep(500);
     }

@@ -12,10 +12,10 @@ import {
 } from "@cairn/contracts";
 import type { z } from "zod";
 import { matchesBySimilarity } from "../projections/keys/key-labels.ts";
-import { type KeyRecord, resolveKey } from "../projections/keys/keys-projection.ts";
+import { type KeyRecord, keyForms, resolveKey } from "../projections/keys/keys-projection.ts";
 import { isLive, isVisibleTo, type MemoryCard } from "../projections/memory-card/memory-card.ts";
 import { readCard } from "../projections/signals/signals-projection.ts";
-import { jaccard, labelGrams, normalizeLabel, trigrams } from "../text/analyze-text.ts";
+import { labelGrams, labelSimilarity, similarityForms, trigrams, words } from "../text/analyze-text.ts";
 import { describeKey, keyedMemories, liveMemoryCount, visibleLinks } from "./key-listing.ts";
 import { type RankingContext, waitForPosition } from "./ranking-context.ts";
 
@@ -34,22 +34,26 @@ async function matchingKeys(
   const note = (keyId: string, match: number) => matches.set(keyId, Math.max(matches.get(keyId) ?? 0, match));
   const exact = grams.length > 0 ? await ctx.redis.hmget(keys.labels, ...grams) : [];
   for (const id of exact) if (id) note(id, 1);
-  // Similarity for concepts: phrases of up to three words against concept labels and aliases.
-  const phrases = grams.filter((g) => g.split(" ").length <= 3 && g.length >= 3);
-  const candidates = new Set<string>();
-  for (const phrase of phrases) {
-    const sets = await Promise.all([...trigrams(phrase)].map((g) => ctx.redis.smembers(keys.trigram(g))));
-    for (const s of sets) for (const id of s) candidates.add(id);
+  // Similarity for concepts: phrases of up to three words, as written and stemmed, against
+  // concept labels and aliases.
+  const ws = words(query);
+  const phrases: string[][] = [];
+  for (let n = 1; n <= 3; n += 1) {
+    for (let i = 0; i + n <= ws.length; i += 1) {
+      const phrase = ws.slice(i, i + n).join(" ");
+      if (phrase.length >= 3) phrases.push(similarityForms(phrase));
+    }
   }
+  const candidates = new Set<string>();
+  const phraseGrams = new Set(phrases.flat().flatMap((f) => [...trigrams(f)]));
+  const sets = await Promise.all([...phraseGrams].map((g) => ctx.redis.smembers(keys.trigram(g))));
+  for (const s of sets) for (const id of s) candidates.add(id);
   for (const id of candidates) {
     const record = await resolveKey(ctx.redis, keys, id);
     if (!record || !matchesBySimilarity(record.type)) continue;
-    const forms = [record.norm, ...record.aliases.map(normalizeLabel)].map(trigrams);
+    const forms = keyForms(record);
     let best = 0;
-    for (const phrase of phrases) {
-      const t = trigrams(phrase);
-      for (const f of forms) best = Math.max(best, jaccard(t, f));
-    }
+    for (const phrase of phrases) best = Math.max(best, labelSimilarity(phrase, forms));
     if (best >= conceptMatchThreshold) note(record.keyId, best);
   }
   return matches;

@@ -76,3 +76,20 @@ export function labelGrams(text: string, maxN = 4): string[] {
   }
   return out;
 }
+
+/**
+ * The forms a label is compared in for similarity: stemmed ("observ") and as written
+ * ("observability"); stems alone hide near spellings that stem differently.
+ */
+export function similarityForms(label: string): string[] {
+  const raw = words(label).join(" ");
+  const norm = normalizeLabel(label);
+  return raw === norm ? [norm] : [norm, raw];
+}
+
+/** Highest trigram similarity between any form of `a` and any form of `b`. */
+export function labelSimilarity(a: string[], b: string[]): number {
+  let best = 0;
+  for (const x of a) for (const y of b) best = Math.max(best, jaccard(trigrams(x), trigrams(y)));
+  return best;
+}

@@ -11,7 +11,7 @@ import type { KeyType, StoredEvent } from "@cairn/contracts";
 import type { Redis } from "ioredis";
 import type { RedisLayout } from "../../store/redis-layout.ts";
 import { uuidV5 } from "../../store/uuid-v5.ts";
-import { jaccard, normalizeLabel, trigrams } from "../../text/analyze-text.ts";
+import { labelSimilarity, normalizeLabel, similarityForms, trigrams } from "../../text/analyze-text.ts";
 import {
   evolveMemoryCard,
   isLive,
@@ -76,13 +76,23 @@ function writeKey(tx: ProjectionIo["tx"], keys: TenantKeys, record: KeyRecord) {
 /** Resolution state within one event: keys created or touched before its writes commit. */
 type Pending = Map<string, KeyRecord>;
 
+/** Every form of a key's label and aliases, for similarity. */
+export function keyForms(record: Pick<KeyRecord, "label" | "aliases">): string[] {
+  return [...new Set([record.label, ...record.aliases].flatMap(similarityForms))];
+}
+
+function indexTrigrams(tx: ProjectionIo["tx"], keys: TenantKeys, keyId: string, label: string) {
+  for (const form of similarityForms(label)) for (const g of trigrams(form)) tx.sadd(keys.trigram(g), keyId);
+}
+
 async function findNearConcept(
   io: ProjectionIo,
   keys: TenantKeys,
-  norm: string,
+  label: string,
   threshold: number,
 ): Promise<KeyRecord | undefined> {
-  const grams = trigrams(norm);
+  const forms = similarityForms(label);
+  const grams = new Set(forms.flatMap((f) => [...trigrams(f)]));
   const candidates = new Set<string>();
   const members = await Promise.all([...grams].map((g) => io.redis.smembers(keys.trigram(g))));
   for (const list of members) for (const id of list) candidates.add(id);
@@ -90,10 +100,8 @@ async function findNearConcept(
   for (const id of [...candidates].sort()) {
     const record = await resolveKey(io.redis, keys, id);
     if (!record || !matchesBySimilarity(record.type)) continue;
-    for (const form of [record.norm, ...record.aliases.map(normalizeLabel)]) {
-      const similarity = jaccard(grams, trigrams(form));
-      if (similarity >= threshold && (!best || similarity > best.similarity)) best = { record, similarity };
-    }
+    const similarity = labelSimilarity(forms, keyForms(record));
+    if (similarity >= threshold && (!best || similarity > best.similarity)) best = { record, similarity };
   }
   return best?.record;
 }
@@ -117,13 +125,14 @@ async function keyForLabel(
     if (record) return pending.get(record.keyId) ?? record;
   }
   if (matchesBySimilarity(label.type)) {
-    const near = await findNearConcept(io, keys, label.norm, settings.mergeSimilarity);
+    const near = await findNearConcept(io, keys, label.label, settings.mergeSimilarity);
     if (near) {
       const record = pending.get(near.keyId) ?? { ...near };
       if (!record.aliases.includes(label.label)) record.aliases = [...record.aliases, label.label];
       pending.set(record.keyId, record);
       writeKey(io.tx, keys, record);
       io.tx.hset(keys.labels, label.norm, record.keyId);
+      indexTrigrams(io.tx, keys, record.keyId, label.label);
       return record;
     }
   }

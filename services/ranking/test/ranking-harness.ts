@@ -1,0 +1,185 @@
+// Runs the ranking service in-process against real NATS and Redis, with a clock the test
+// moves, and publishes stored events into JetStream as the relay would.
+import { randomUUID } from "node:crypto";
+import { connectBus, ensureEventStream, requestRpc } from "@cairn/bus";
+import {
+  type CairnEvent,
+  type Candidate,
+  eventSubject,
+  type MemoryDocument,
+  type Principal,
+  type StoredEvent,
+  streamTypeOf,
+} from "@cairn/contracts";
+import { type ServiceHandle, startService } from "@cairn/service-runtime";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { createRankingService } from "../src/ranking-service.ts";
+
+export type Harness = {
+  tenant: string;
+  principal: Principal;
+  nc: NatsConnection;
+  clock: { now: Date };
+  /** Appends an event to the (simulated) log and publishes it; returns its position. */
+  publish: (event: CairnEvent & { streamId: string; at?: string; actor?: string }) => Promise<number>;
+  request: <T>(subject: string, payload: Record<string, unknown>) => Promise<T>;
+  stop: () => Promise<void>;
+};
+
+// Positions must grow across the tests of one worker: they share one stream.
+let lastPosition = 0;
+
+export async function startHarness(options: {
+  natsUrl: string;
+  redisUrl: string;
+  name: string;
+  env?: Record<string, string>;
+}): Promise<Harness> {
+  const clock = { now: new Date("2025-06-01T12:00:00Z") };
+  const nc = await connectBus({ url: options.natsUrl, name: `test-${options.name}` });
+  const jsm = await jetstreamManager(nc);
+  await ensureEventStream(jsm);
+  const js = jetstream(nc);
+  const tenant = options.name.replaceAll("_", "-").toLowerCase();
+  const versions = new Map<string, number>();
+  const service: ServiceHandle = await startService(createRankingService({ clock: () => clock.now }), {
+    ...process.env,
+    CAIRN_NATS_URL: options.natsUrl,
+    CAIRN_REDIS_URL: options.redisUrl,
+    CAIRN_RANKING_REDIS_PREFIX: `${options.name}:`,
+    CAIRN_RANKING_CONSUMER_PREFIX: options.name,
+    CAIRN_LOG_LEVEL: "warn",
+    CAIRN_RANKING_WAIT_MS: "3000",
+    CAIRN_METRICS_PORT: "off",
+    ...options.env,
+  });
+  const principal: Principal = { tenant, agent: "agent-a", role: "agent", primary: false };
+  return {
+    tenant,
+    principal,
+    nc,
+    clock,
+    publish: async (event) => {
+      lastPosition += 1;
+      const version = (versions.get(event.streamId) ?? 0) + 1;
+      versions.set(event.streamId, version);
+      const streamType = streamTypeOf(event.type);
+      const stored: StoredEvent = {
+        eventId: randomUUID(),
+        position: lastPosition,
+        streamId: event.streamId,
+        streamType,
+        version,
+        type: event.type,
+        schemaVersion: 1,
+        data: event.data,
+        meta: {
+          tenant,
+          actor: event.actor ?? "agent-a",
+          correlationId: randomUUID(),
+          causationId: null,
+          traceContext: {},
+          recordedAt: event.at ?? clock.now.toISOString(),
+        },
+      };
+      await js.publish(eventSubject(tenant, streamType, event.type), JSON.stringify(stored), {
+        msgID: stored.eventId,
+      });
+      return lastPosition;
+    },
+    request: (subject, payload) => requestRpc(nc, subject, { principal, ...payload }, { timeoutMs: 15_000 }),
+    stop: async () => {
+      await service.stop();
+      await nc.close();
+    },
+  };
+}
+
+export type MemorySpec = {
+  id?: string;
+  content: string;
+  title?: string;
+  keys?: string[];
+  entities?: MemoryDocument["entities"];
+  sentiment?: number;
+  scope?: MemoryDocument["scope"];
+  agent?: string;
+};
+
+/** A `memory.recorded` event for `spec`. */
+export function recorded(spec: MemorySpec & { id: string }): CairnEvent & { streamId: string } {
+  return {
+    type: "memory.recorded",
+    streamId: `memory-${spec.id}`,
+    data: {
+      id: spec.id,
+      tier: "memory",
+      scope: spec.scope ?? "team",
+      agent: spec.agent ?? "agent-a",
+      supersedes: null,
+      promotedFrom: null,
+      slot: `slot-${spec.id.slice(0, 8)}`,
+      kind: "note",
+      content: spec.content,
+      title: spec.title ?? spec.content.slice(0, 40),
+      tags: [],
+      aliases: [],
+      keys: spec.keys ?? [],
+      entities: spec.entities ?? [],
+      links: [],
+      sentiment: spec.sentiment ?? 0,
+      contentHash: spec.id,
+      project: null,
+      source: null,
+      validFrom: null,
+    },
+  };
+}
+
+/** A search candidate for a memory, as `search.candidates` would return it. */
+export function candidateOf(
+  spec: MemorySpec & { id: string },
+  tenant: string,
+  rank: number,
+  at: string,
+): Candidate {
+  const fused = 1 / (60 + rank);
+  return {
+    id: spec.id,
+    lexical: { rank, score: 10 - rank },
+    vector: null,
+    fused,
+    document: {
+      id: spec.id,
+      tier: "memory",
+      status: "active",
+      slot: `slot-${spec.id.slice(0, 8)}`,
+      kind: "note",
+      content: spec.content,
+      title: spec.title ?? spec.content.slice(0, 40),
+      tags: [],
+      aliases: [],
+      keys: spec.keys ?? [],
+      entities: spec.entities ?? [],
+      links: [],
+      sentiment: spec.sentiment ?? 0,
+      scope: spec.scope ?? "team",
+      tenant,
+      agent: spec.agent ?? "agent-a",
+      project: null,
+      source: null,
+      validFrom: null,
+      invalidAt: null,
+      verifiedAt: null,
+      supersedes: null,
+      supersededBy: null,
+      promotedTo: null,
+      promotedFrom: null,
+      version: 1,
+      contentHash: spec.id,
+      createdAt: at,
+      updatedAt: at,
+    },
+  };
+}

@@ -1,0 +1,183 @@
+// Re-ranking against the real service: signals projected from events change the order.
+import { randomUUID } from "node:crypto";
+import { type RerankReply, rankingSubjects } from "@cairn/contracts";
+import { infraTest } from "@cairn/testing";
+import { describe, expect } from "vitest";
+import { candidateOf, type Harness, type MemorySpec, recorded, startHarness } from "./ranking-harness.ts";
+
+const test = infraTest.extend("ranking", async ({ nats, redis, uniqueName }, { onCleanup }) => {
+  const harness = await startHarness({ natsUrl: nats.url, redisUrl: redis.url, name: uniqueName });
+  onCleanup(() => harness.stop());
+  return harness;
+});
+
+async function storeTwo(
+  h: Harness,
+): Promise<[MemorySpec & { id: string }, MemorySpec & { id: string }, number]> {
+  const first = { id: randomUUID(), content: "The staging database is rebuilt every Monday night." };
+  const second = { id: randomUUID(), content: "Staging database credentials rotate on Mondays." };
+  await h.publish(recorded(first));
+  const position = await h.publish(recorded(second));
+  return [first, second, position];
+}
+
+async function rerank(
+  h: Harness,
+  specs: (MemorySpec & { id: string })[],
+  afterPosition: number,
+  at?: string,
+) {
+  const created = at ?? h.clock.now.toISOString();
+  return h.request<RerankReply>(rankingSubjects.rerank, {
+    query: "staging database monday",
+    candidates: specs.map((s, i) => candidateOf(s, h.tenant, i + 1, created)),
+    k: 10,
+    explain: true,
+    afterPosition,
+  });
+}
+
+describe("ranking.rerank", () => {
+  test("useful feedback lifts a memory above a slightly better retrieved one", async ({ ranking: h }) => {
+    const [first, second, stored] = await storeTwo(h);
+    const before = await rerank(h, [first, second], stored);
+    expect(before.results.map((r) => r.id)).toEqual([first.id, second.id]);
+
+    const position = await h.publish({
+      type: "feedback.given",
+      streamId: `activity-${second.id}`,
+      data: { memoryId: second.id, useful: true, agent: "agent-a", note: null },
+    });
+    const after = await rerank(h, [first, second], position);
+    expect(after.results.map((r) => r.id)).toEqual([second.id, first.id]);
+    expect(after.results[0]?.signals).toMatchObject({ useful: 1, notUseful: 0 });
+    expect(after.results[0]?.factors?.feedback).toBeGreaterThan(1);
+
+    // The same agent changing its mind replaces its vote; it does not add one.
+    const changed = await h.publish({
+      type: "feedback.given",
+      streamId: `activity-${second.id}`,
+      data: { memoryId: second.id, useful: false, agent: "agent-a", note: "outdated" },
+    });
+    const penalised = await rerank(h, [first, second], changed);
+    expect(penalised.results.map((r) => r.id)).toEqual([first.id, second.id]);
+    expect(penalised.results[1]?.signals).toMatchObject({ useful: 0, notUseful: 1 });
+    expect(penalised.results[1]?.factors?.feedback).toBeLessThan(1);
+  });
+
+  test("a deep memory (read deliberately, often) outranks a shallow one", async ({ ranking: h }) => {
+    const [first, second] = await storeTwo(h);
+    let position = 0;
+    for (let i = 0; i < 3; i += 1) {
+      position = await h.publish({
+        type: "memories.recalled",
+        streamId: `activity-${second.id}`,
+        data: { memoryIds: [second.id], agent: "agent-a", viaKey: null, query: null },
+      });
+    }
+    const reply = await rerank(h, [first, second], position);
+    expect(reply.results.map((r) => r.id)).toEqual([second.id, first.id]);
+    const deep = reply.results[0];
+    expect(deep?.signals?.depth).toBeGreaterThan(0.5);
+    expect(deep?.signals?.recalls).toBe(3);
+    expect(deep?.factors?.depth).toBeGreaterThan(1);
+  });
+
+  test("decay: with time the fresher memory wins; weight 1 turns decay off", async ({ ranking: h }) => {
+    const old = { id: randomUUID(), content: "Deploys go through the blue-green switch." };
+    const fresh = { id: randomUUID(), content: "Deploys go through the canary pipeline now." };
+    const oldAt = h.clock.now.toISOString();
+    await h.publish(recorded(old));
+    h.clock.now = new Date(h.clock.now.getTime() + 90 * 86_400_000);
+    const freshAt = h.clock.now.toISOString();
+    const position = await h.publish(recorded(fresh));
+    const candidates = [candidateOf(old, h.tenant, 1, oldAt), candidateOf(fresh, h.tenant, 2, freshAt)];
+    const ask = (afterPosition: number) =>
+      h.request<RerankReply>(rankingSubjects.rerank, {
+        query: "how do deploys work",
+        candidates,
+        explain: true,
+        afterPosition,
+      });
+
+    const now = await ask(position);
+    expect(now.results.map((r) => r.id)).toEqual([fresh.id, old.id]);
+    expect(now.results[1]?.factors?.decay).toBeLessThan(now.results[0]?.factors?.decay ?? 0);
+
+    // Back when the old one was new, neither had aged.
+    h.clock.now = new Date(oldAt);
+    const then = await ask(position);
+    expect(then.results.map((r) => r.factors?.decay)).toEqual([1, 1]);
+
+    h.clock.now = new Date(Date.parse(freshAt) + 400 * 86_400_000);
+    const off = await h.publish({
+      type: "tenant.settings_changed",
+      streamId: `tenant-${h.tenant}`,
+      data: {
+        rankingWeights: {
+          halfLifeDays: 60,
+          sentiment: 1,
+          feedback: 1,
+          hotTopic: 1,
+          attention: 1,
+          depth: 1,
+          decay: 1,
+        },
+      },
+    });
+    const undecayed = await ask(off);
+    expect(undecayed.results.map((r) => r.id)).toEqual([old.id, fresh.id]);
+    expect(undecayed.results[0]?.factors).toMatchObject({ decay: 1, sentiment: 1, feedback: 1, depth: 1 });
+  });
+
+  test("skip patterns and the workflow lock answer nothing", async ({ ranking: h }) => {
+    const [first, second, stored] = await storeTwo(h);
+    const candidates = [first, second].map((s, i) =>
+      candidateOf(s, h.tenant, i + 1, h.clock.now.toISOString()),
+    );
+    const trivial = await h.request<RerankReply>(rankingSubjects.rerank, {
+      query: "got it",
+      candidates,
+      afterPosition: stored,
+    });
+    expect(trivial).toMatchObject({ results: [], skip: { reason: "skip_pattern" } });
+
+    const locked = await h.publish({
+      type: "tenant.settings_changed",
+      streamId: `tenant-${h.tenant}`,
+      data: {
+        skipPatterns: ["status\\??"],
+        workflowLock: {
+          reason: "migration in progress",
+          expiresAt: new Date(h.clock.now.getTime() + 3_600_000).toISOString(),
+        },
+      },
+    });
+    const during = await h.request<RerankReply>(rankingSubjects.rerank, {
+      query: "staging database",
+      candidates,
+      afterPosition: locked,
+    });
+    expect(during).toMatchObject({
+      results: [],
+      skip: { reason: "workflow_lock", lockReason: "migration in progress" },
+    });
+
+    h.clock.now = new Date(h.clock.now.getTime() + 2 * 3_600_000);
+    const afterLock = await h.request<RerankReply>(rankingSubjects.rerank, {
+      query: "staging database",
+      candidates,
+    });
+    expect(afterLock.skip).toBeNull();
+    expect(afterLock.results).toHaveLength(2);
+    const custom = await h.request<RerankReply>(rankingSubjects.rerank, { query: "status?", candidates });
+    expect(custom.skip).toEqual({ reason: "skip_pattern", pattern: "status\\??" });
+  });
+
+  test("waits for its projections to reach a position, and says when they cannot", async ({ ranking: h }) => {
+    const [first, , stored] = await storeTwo(h);
+    const reply = await rerank(h, [first], stored);
+    expect(reply.position).toBeGreaterThanOrEqual(stored);
+    await expect(rerank(h, [first], stored + 1000)).rejects.toMatchObject({ code: "timeout" });
+  });
+});
