@@ -38,7 +38,7 @@ function track(name: ServiceProcess["name"], child: ChildProcess): ServiceProces
 export function spawnService(name: ServiceName, env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, [`services/${name}/src/main.ts`], {
     cwd: repoRoot,
-    env: { ...process.env, CAIRN_LOG_LEVEL: "info", ...env },
+    env: { ...process.env, CAIRN_LOG_LEVEL: "info", CAIRN_METRICS_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   return track(name, child);
@@ -48,7 +48,7 @@ export function spawnService(name: ServiceName, env: Record<string, string>): Se
 export function spawnAllServices(env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, ["scripts/run-services.ts"], {
     cwd: repoRoot,
-    env: { ...process.env, CAIRN_LOG_LEVEL: "info", ...env },
+    env: { ...process.env, CAIRN_LOG_LEVEL: "info", CAIRN_METRICS_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   return track("run-services", child);

@@ -7,6 +7,12 @@ export const baseEnvSchema = z.object({
   CAIRN_REDIS_URL: z.string().default("redis://127.0.0.1:56379"),
   CAIRN_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   CAIRN_INSTANCE: z.string().optional(),
+  /**
+   * Where `/metrics` is served: a port, `0` for any free port, or `off`. Unset: the
+   * service's default (ingest 9464, search 9465, ranking 9466, maintenance 9467); the
+   * gateway serves `/metrics` on its own HTTP port.
+   */
+  CAIRN_METRICS_PORT: z.union([z.literal("off"), z.coerce.number().int().min(0).max(65535)]).optional(),
 });
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
 

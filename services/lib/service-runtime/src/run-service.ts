@@ -7,7 +7,7 @@ import {
   queueGroup,
   type ServiceName,
 } from "@cairn/contracts";
-import { createLogger, initTracing, type Logger } from "@cairn/telemetry";
+import { createLogger, initMetrics, initTracing, type Logger, type Metrics } from "@cairn/telemetry";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { z } from "zod";
 import { type BaseEnv, baseEnvSchema, parseEnv } from "./base-env.ts";
@@ -20,6 +20,7 @@ export type ServiceContext<E extends BaseEnv> = {
   env: E;
   logger: Logger;
   nc: NatsConnection;
+  metrics: Metrics;
 };
 
 export type StartedService = {
@@ -44,6 +45,14 @@ export type ServiceHandle = {
 };
 
 const version = process.env.CAIRN_VERSION ?? "0.1.0";
+
+const defaultMetricsPorts: Record<ServiceName, number | undefined> = {
+  ingest: 9464,
+  search: 9465,
+  ranking: 9466,
+  maintenance: 9467,
+  gateway: undefined,
+};
 
 async function timed(check: DependencyCheck): Promise<DependencyState> {
   const started = performance.now();
@@ -71,11 +80,17 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   const instance = config.CAIRN_INSTANCE ?? `${definition.name}-${randomUUID().slice(0, 8)}`;
   const logger = createLogger(definition.name, config.CAIRN_LOG_LEVEL).child({ instance });
   initTracing({ serviceName: `cairn-${definition.name}`, env });
+  const metrics = initMetrics({ serviceName: `cairn-${definition.name}` });
+  const metricsPort = config.CAIRN_METRICS_PORT ?? defaultMetricsPorts[definition.name];
+  if (metricsPort !== undefined && metricsPort !== "off") {
+    const { port } = await metrics.listen(metricsPort);
+    logger.info({ port }, "metrics served at /metrics");
+  }
   const startedAt = Date.now();
   const nc = await connectBus({ url: config.CAIRN_NATS_URL, name: instance, logger });
   let started: StartedService;
   try {
-    started = await definition.start({ name: definition.name, instance, env: config, logger, nc });
+    started = await definition.start({ name: definition.name, instance, env: config, logger, nc, metrics });
   } catch (error) {
     await nc.close();
     throw error;
@@ -117,6 +132,7 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
         await started.stop?.();
       } finally {
         if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
+        await metrics.shutdown();
       }
       logger.info("service stopped");
     })();
