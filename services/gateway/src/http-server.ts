@@ -1,3 +1,4 @@
+import { CairnError } from "@cairn/contracts";
 import type { Logger } from "@cairn/telemetry";
 import type { NatsConnection } from "@nats-io/nats-core";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
@@ -62,6 +63,13 @@ export function restRoutes(ops: Operations, pool: pg.Pool, authenticator: Authen
   ];
 }
 
+const registeredRoutes = new WeakMap<FastifyInstance, { method: string; url: string }[]>();
+
+/** Every method and URL the server answers (for checking the OpenAPI document against it). */
+export function routesOf(app: FastifyInstance): { method: string; url: string }[] {
+  return registeredRoutes.get(app) ?? [];
+}
+
 /** The gateway's HTTP surface, kept apart from `main.ts` so tests can start it on any port. */
 export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyInstance> {
   const version = deps.version ?? "0.1.0";
@@ -69,6 +77,11 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
     loggerInstance: deps.logger as FastifyBaseLogger,
     disableRequestLogging: true,
     bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
+  });
+  const seen: { method: string; url: string }[] = [];
+  registeredRoutes.set(app, seen);
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat()) seen.push({ method: String(method), url: route.url });
   });
   const backend = createCairnBackend(deps.nc, { timeoutMs: deps.backendTimeoutMs, logger: deps.logger });
   const ops = createOperations({ backend, positions: createWritePositions(), logger: deps.logger });
@@ -81,13 +94,11 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
       reply,
-      asCairnError(
-        Object.assign(new Error(`no route ${request.method} ${request.url.split("?")[0]}`), {
-          statusCode: 404,
-        }),
-      ),
+      new CairnError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`, {
+        hint: "see /openapi.json for the routes",
+      }),
       request.url,
-    ).code(404),
+    ),
   );
 
   registerRequestGuard(app, deps);

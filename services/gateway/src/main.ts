@@ -21,10 +21,15 @@ await runService({
       redis: async () => void (await redis.ping()),
     };
     if (env.CAIRN_MODE === "local") {
+      // Without the api_keys table (migrations not applied yet) the gateway still starts:
+      // /healthz and /readyz work, and authenticated requests answer 503 until it exists.
       await bootstrapAdminKey(pool, logger, {
         adminKey: env.CAIRN_ADMIN_KEY,
         tenant: env.CAIRN_DEFAULT_TENANT,
         print: (text) => process.stdout.write(`${text}\n`),
+      }).catch((error: unknown) => {
+        if ((error as { code?: string }).code !== "42P01") throw error;
+        logger.warn("no api_keys table: apply the migrations (pnpm cairn migrate); no admin key created");
       });
     }
     const app = await createHttpServer({

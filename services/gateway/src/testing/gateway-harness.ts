@@ -1,0 +1,82 @@
+// Starts the gateway in-process for tests: a fresh database (migrated), real NATS, the API
+// keys of a small team, and the HTTP server on a free port.
+import { connectBus } from "@cairn/bus";
+import type { Principal } from "@cairn/contracts";
+import { migrateToLatest } from "@cairn/event-store";
+import { createLogger } from "@cairn/telemetry";
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { FastifyInstance } from "fastify";
+import pg from "pg";
+import { createApiKey } from "../auth/api-key-store.ts";
+import { createAuthenticator } from "../auth/authenticator.ts";
+import { createOriginPolicy } from "../auth/origin-policy.ts";
+import { createRateLimiter } from "../auth/rate-limiter.ts";
+import { createHttpServer } from "../http-server.ts";
+
+export const teamKeys = {
+  alice: { tenant: "acme", agent: "alice", role: "agent", primary: false },
+  bob: { tenant: "acme", agent: "bob", role: "agent", primary: false },
+  lead: { tenant: "acme", agent: "lead", role: "agent", primary: true },
+  reviewer: { tenant: "acme", agent: "rita", role: "reviewer", primary: false },
+  admin: { tenant: "acme", agent: "admin", role: "admin", primary: true },
+  outsider: { tenant: "globex", agent: "olga", role: "agent", primary: true },
+} as const satisfies Record<string, Principal>;
+
+export type KeyName = keyof typeof teamKeys;
+
+export type GatewayHarness = {
+  app: FastifyInstance;
+  baseUrl: string;
+  keys: Record<KeyName, string>;
+  keyIds: Record<KeyName, string>;
+  pool: pg.Pool;
+  nc: NatsConnection;
+  close: () => Promise<void>;
+};
+
+export type HarnessOptions = {
+  databaseUrl: string;
+  natsUrl: string;
+  rateLimit?: { perMinute: number; burst: number };
+  bodyLimitBytes?: number;
+  allowedOrigins?: string[];
+};
+
+export async function startGatewayHarness(options: HarnessOptions): Promise<GatewayHarness> {
+  await migrateToLatest(options.databaseUrl);
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
+  const keys = {} as Record<KeyName, string>;
+  const keyIds = {} as Record<KeyName, string>;
+  for (const [name, p] of Object.entries(teamKeys) as [KeyName, Principal][]) {
+    const created = await createApiKey(pool, { ...p, label: name });
+    keys[name] = created.key;
+    keyIds[name] = created.record.id;
+  }
+  const logger = createLogger("gateway", "silent");
+  const nc = await connectBus({ url: options.natsUrl, name: "gateway-test" });
+  const app = await createHttpServer({
+    nc,
+    logger,
+    checks: {},
+    pool,
+    authenticator: createAuthenticator(pool, { cacheMs: 1000 }),
+    rateLimiter: createRateLimiter(options.rateLimit ?? { perMinute: 60_000, burst: 10_000 }),
+    originPolicy: createOriginPolicy(options.allowedOrigins ?? []),
+    bodyLimitBytes: options.bodyLimitBytes ?? 256 * 1024,
+    backendTimeoutMs: 5000,
+  });
+  const address = await app.listen({ host: "127.0.0.1", port: 0 });
+  return {
+    app,
+    baseUrl: address,
+    keys,
+    keyIds,
+    pool,
+    nc,
+    close: async () => {
+      await app.close();
+      await nc.close();
+      await pool.end();
+    },
+  };
+}
