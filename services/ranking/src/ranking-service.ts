@@ -83,6 +83,8 @@ export function createRankingService(
         serve(rankingSubjects.keysRead, KeysReadRequestSchema, handleKeysRead),
         serve(rankingSubjects.keysRelated, KeysRelatedRequestSchema, handleKeysRelated),
       ];
+      // Answer from the moment start returns: the subscriptions have reached the server.
+      await nc.flush();
       return {
         checks: {
           redis: async () => void (await redis.ping()),

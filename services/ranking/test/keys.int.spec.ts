@@ -9,6 +9,7 @@ import {
 } from "@cairn/contracts";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
+import { keyIdFor } from "../src/store/key-id.ts";
 import { recorded, startHarness } from "./ranking-harness.ts";
 
 const test = infraTest.extend("ranking", async ({ nats, redis, uniqueName }, { onCleanup }) => {
@@ -121,6 +122,34 @@ describe("key graph", () => {
     const read = await h.request<KeysReadReply>(rankingSubjects.keysRead, { keyId: korean?.keyId });
     expect(read.key.keyId).toBe(python?.keyId);
     expect(read.memories.map((m) => m.id).sort()).toEqual([p1, p2].sort());
+  });
+
+  test("ingest's key.linked lands on the key derived from the same memory", async ({ ranking: h }) => {
+    const a = randomUUID();
+    const b = randomUUID();
+    await h.publish(recorded({ id: a, content: "Rollback steps.", keys: ["Deployments"] }));
+    await h.publish({
+      type: "key.linked",
+      streamId: `key-${keyIdFor(h.tenant, "Deployments")}`,
+      data: { keyId: keyIdFor(h.tenant, "Deployments"), label: "Deployments", type: "concept", memoryId: a },
+    });
+    // Another agent's spelling: a different id in the log, the same key here.
+    await h.publish(recorded({ id: b, content: "Deploy windows.", keys: ["deployment"] }));
+    const position = await h.publish({
+      type: "key.linked",
+      streamId: `key-${keyIdFor(h.tenant, "deployment")}`,
+      data: { keyId: keyIdFor(h.tenant, "deployment"), label: "deployment", type: "concept", memoryId: b },
+    });
+    const recall = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+      query: "deployment",
+      afterPosition: position,
+    });
+    expect(recall.keys).toHaveLength(1);
+    expect(recall.keys[0]).toMatchObject({ keyId: keyIdFor(h.tenant, "Deployments"), linkedCount: 2 });
+    const viaOtherId = await h.request<KeysReadReply>(rankingSubjects.keysRead, {
+      keyId: keyIdFor(h.tenant, "deployment"),
+    });
+    expect(viaOtherId.key.keyId).toBe(keyIdFor(h.tenant, "Deployments"));
   });
 
   test("a key on many memories is a hub, listed page by page", async ({ ranking: h }) => {

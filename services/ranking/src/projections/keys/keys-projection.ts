@@ -1,16 +1,19 @@
 // The key graph read model: keys (label, type, aliases), key→memory links with Hebbian
 // weights, and a label index to resolve and merge keys.
 //
-// Who creates key links: this projection derives them from the memory events (the agent's
-// `keys` and the extracted `entities` of `memory.recorded`/`memory.revised`), so ingest does
-// not need a key read model to write. Key ids are name-based (UUID v5 of tenant and
-// normalised label) and merges of near labels are decided here, in log order, so a replay
-// derives the same graph. Explicit `key.linked` and `key.merged` events, when written, are
-// applied on top.
+// Who creates key links: ingest writes `key.linked` for the keys an agent gives; this
+// projection files each memory under its current keys AND its extracted entities, derived
+// from the memory events (so entity keys need no events, and a revision that drops a key
+// unlinks it). Key ids are name-based with ingest's formula (store/key-id.ts), so ingest's
+// `key.linked` for a label lands on the key already derived from the same memory event.
+// Near labels ("deployments", "Deployment", a typo of a concept) are merged into the
+// existing key as aliases here, in log order, so a replay derives the same graph; a
+// `key.linked` whose id was folded that way resolves to the surviving key. Explicit merges
+// (`key.merged`, from ingest's `key.merge`) are applied as they come.
 import type { KeyType, StoredEvent } from "@cairn/contracts";
 import type { Redis } from "ioredis";
+import { keyIdFor } from "../../store/key-id.ts";
 import type { RedisLayout } from "../../store/redis-layout.ts";
-import { uuidV5 } from "../../store/uuid-v5.ts";
 import { labelSimilarity, normalizeLabel, similarityForms, trigrams } from "../../text/analyze-text.ts";
 import {
   evolveMemoryCard,
@@ -137,7 +140,7 @@ async function keyForLabel(
     }
   }
   const record: KeyRecord = {
-    keyId: uuidV5(`${tenant}\u0000${label.norm}`),
+    keyId: keyIdFor(tenant, label.label),
     label: label.label,
     norm: label.norm,
     type: label.type,
@@ -224,13 +227,14 @@ async function applyKeyLinked(event: StoredEvent, io: ProjectionIo, settings: Ke
   const keys = settings.layout.keys(event.meta.tenant);
   let record = await resolveKey(io.redis, keys, data.keyId);
   if (!record) {
-    const norm = normalizeLabel(data.label);
-    record = { keyId: data.keyId, label: data.label, norm, type: data.type, aliases: [], mergedInto: null };
-    writeKey(io.tx, keys, record);
-    io.tx.sadd(keys.all, record.keyId);
-    io.tx.hsetnx(keys.labels, norm, record.keyId);
-    if (matchesBySimilarity(record.type))
-      for (const g of trigrams(norm)) io.tx.sadd(keys.trigram(g), record.keyId);
+    const pending: Pending = new Map();
+    const label = { label: data.label.trim(), norm: normalizeLabel(data.label), type: data.type };
+    if (!label.norm) return;
+    record = await keyForLabel(io, keys, event.meta.tenant, label, pending, settings);
+    if (record.keyId !== data.keyId) {
+      // Ingest's id for a label this read model files under another key: make it resolve there.
+      writeKey(io.tx, keys, { ...record, keyId: data.keyId, aliases: [], mergedInto: record.keyId });
+    }
   }
   io.tx.zadd(keys.links(record.keyId), "NX", linkWeight.initial, data.memoryId);
   io.tx.sadd(keys.memoryKeys(data.memoryId), record.keyId);
