@@ -1,37 +1,22 @@
-// What the gateway uses of the ranking service (issue 5), mirrored from its contract
-// (`contracts/src/ranking.ts`: subjects and the fields read here) until that lands in
-// `@cairn/contracts`. Every caller falls back when no ranking service answers (`unavailable`).
-import type { Candidate } from "@cairn/contracts";
+// What the gateway reads of the ranking service's replies (contracts/src/ranking.ts), and the
+// shapes it answers with. Every caller falls back when no ranking service answers
+// (`unavailable`): search order for rerank, no expansion, keys derived from search candidates.
+import type {
+  Candidate,
+  ExpandReply,
+  KeysReadReply,
+  KeysRecallReply,
+  RerankReply,
+  SkipReason,
+} from "@cairn/contracts";
 
-export const rankingSubjects = {
-  expand: "cairn.ranking.expand",
-  rerank: "cairn.ranking.rerank",
-  keysRecall: "cairn.keys.recall",
-  keysRead: "cairn.keys.read",
-} as const;
+export { rankingSubjects } from "@cairn/contracts";
+export type { SkipReason };
 
-export type SkipReason = { reason: "skip_pattern" | "workflow_lock"; pattern?: string; expiresAt?: string };
-
-export type ExpandReplyFields = { skip: SkipReason | null; terms: string[] };
-
-export type RerankReplyFields = {
-  results: (Candidate & { score: number; factors?: Record<string, number> })[];
-  skip: SkipReason | null;
-};
-
-export type KeyMatchFields = {
-  keyId: string;
-  label: string;
-  aliases: string[];
-  type: string;
-  linkedCount: number;
-  score: number;
-};
-
-export type KeysReadReplyFields = {
-  key: Omit<KeyMatchFields, "score">;
-  memories: { id: string; slot: string; title: string; linkWeight: number }[];
-};
+export type ExpandReplyFields = Pick<ExpandReply, "skip" | "terms">;
+export type RerankReplyFields = Pick<RerankReply, "results" | "skip">;
+export type KeyMatchFields = KeysRecallReply["keys"][number];
+export type KeysReadReplyFields = Pick<KeysReadReply, "key" | "memories">;
 
 export type RankedCandidate = {
   candidate: Candidate;
