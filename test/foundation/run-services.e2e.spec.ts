@@ -1,6 +1,7 @@
 // What `pnpm start` runs: all five services, their logs prefixed by name; the gateway's
 // /readyz answers 200 with each dependency's state; Ctrl-C (SIGINT) leaves no process behind.
 import { execFileSync } from "node:child_process";
+import { migrateToLatest } from "@cairn/event-store";
 import { freePort, startNats, startPostgres, startRedis, waitFor } from "@cairn/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { isAlive, type ServiceProcess, spawnAllServices } from "../helpers/service-processes.ts";
@@ -12,6 +13,7 @@ let port: number;
 beforeAll(async () => {
   const [pg, redis, nats] = await Promise.all([startPostgres(), startRedis(), startNats()]);
   infra = [pg, redis, nats];
+  await migrateToLatest(pg.url("postgres"));
   port = await freePort();
   all = spawnAllServices({
     CAIRN_DATABASE_URL: pg.url("postgres"),

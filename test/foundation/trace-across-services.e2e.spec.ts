@@ -4,6 +4,7 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { migrateToLatest } from "@cairn/event-store";
 import { freePort, startNats, startPostgres, startRedis, waitFor } from "@cairn/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ServiceProcess, spawnService } from "../helpers/service-processes.ts";
@@ -18,6 +19,7 @@ let port: number;
 beforeAll(async () => {
   const [pg, redis, nats] = await Promise.all([startPostgres(), startRedis(), startNats()]);
   infra = [pg, redis, nats];
+  await migrateToLatest(pg.url("postgres"));
   traceDir = mkdtempSync(path.join(tmpdir(), "cairn-traces-"));
   port = await freePort();
   const env = {
