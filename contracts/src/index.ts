@@ -8,6 +8,7 @@ export {
 export type {
   IngestCommand,
   IngestCommandName,
+  IngestReply,
   MemoryInput,
   PlanResult,
   WriteResult,
@@ -15,10 +16,13 @@ export type {
 export {
   ingestCommandNames,
   ingestCommandSchemas,
+  IngestReplySchema,
   ingestSubject,
   MemoryChangesSchema,
   MemoryInputSchema,
   PlanResultSchema,
+  planTokenTtlMs,
+  twoStepCommandNames,
   WriteResultSchema,
 } from "./commands/ingest-commands.ts";
 export type { CairnErrorOptions, ErrorBody, ErrorCode } from "./errors.ts";

@@ -1,22 +1,27 @@
 import { z } from "zod";
+import { RankingWeightsSchema } from "../events/other-events.ts";
 import { IdSchema, KindSchema, limits, ScopeSchema, TimestampSchema } from "../memory.ts";
 import { PrincipalSchema } from "../principal.ts";
 
 const text = (max: number) => z.string().max(max);
+const label = (max: number) => z.string().min(1).max(max);
 
-/** What an agent writes. Unknown fields are refused (`.strict()`). */
+/**
+ * What an agent writes. Unknown fields are refused (`.strict()`, reported as
+ * `unknown_field`); a value over a limit of `limits` is reported as `too_large`.
+ */
 export const MemoryInputSchema = z
   .object({
-    slot: z.string().min(1),
+    slot: label(limits.slotMaxChars),
     kind: KindSchema.default("note"),
-    content: z.string().min(1),
-    title: z.string().optional(),
-    tags: z.array(z.string()).default([]),
-    aliases: z.array(z.string()).default([]),
-    keys: z.array(z.string()).default([]),
+    content: label(limits.contentMaxChars),
+    title: text(limits.titleMaxChars).optional(),
+    tags: z.array(label(limits.tagMaxChars)).max(limits.maxTags).default([]),
+    aliases: z.array(label(limits.slotMaxChars)).max(limits.maxAliases).default([]),
+    keys: z.array(label(limits.tagMaxChars)).max(limits.maxKeys).default([]),
     scope: ScopeSchema.default("team"),
-    project: z.string().nullable().default(null),
-    source: z.string().nullable().default(null),
+    project: text(limits.projectMaxChars).nullable().default(null),
+    source: text(limits.sourceMaxChars).nullable().default(null),
     validFrom: TimestampSchema.nullable().default(null),
   })
   .strict();
@@ -26,19 +31,27 @@ export type MemoryInput = z.input<typeof MemoryInputSchema>;
 export const MemoryChangesSchema = z
   .object({
     kind: KindSchema,
-    content: z.string().min(1),
-    title: z.string(),
-    tags: z.array(z.string()),
-    aliases: z.array(z.string()),
-    keys: z.array(z.string()),
-    project: z.string().nullable(),
-    source: z.string().nullable(),
+    content: label(limits.contentMaxChars),
+    title: text(limits.titleMaxChars),
+    tags: z.array(label(limits.tagMaxChars)).max(limits.maxTags),
+    aliases: z.array(label(limits.slotMaxChars)).max(limits.maxAliases),
+    keys: z.array(label(limits.tagMaxChars)).max(limits.maxKeys),
+    project: text(limits.projectMaxChars).nullable(),
+    source: text(limits.sourceMaxChars).nullable(),
     validFrom: TimestampSchema.nullable(),
   })
   .partial()
   .strict();
 
-const base = { principal: PrincipalSchema, correlationId: z.string().max(200).optional() };
+const base = {
+  principal: PrincipalSchema,
+  correlationId: z.string().max(200).optional(),
+  /**
+   * Makes a command safe to retry: a second command with the same key (same tenant and
+   * command name) writes nothing new and answers the first one's result.
+   */
+  idempotencyKey: z.string().min(1).max(200).optional(),
+};
 const target = { ...base, id: IdSchema, expectedVersion: z.number().int().positive() };
 const reason = text(limits.reasonMaxChars).nullable().default(null);
 
@@ -91,6 +104,25 @@ export const ingestCommandSchemas = {
       query: text(2000).nullable().default(null),
     })
     .strict(),
+  /** Merges one key into another (maintenance's key merging); the merged key's label stays as an alias. */
+  "key.merge": z.object({ ...base, keyId: IdSchema, intoKeyId: IdSchema }).strict(),
+  /** Changes a tenant's settings, in part; admins only. */
+  "tenant.change_settings": z
+    .object({
+      ...base,
+      settings: z
+        .object({
+          skipPatterns: z.array(text(500)).max(200),
+          workflowLock: z
+            .object({ reason: text(limits.reasonMaxChars), expiresAt: TimestampSchema })
+            .nullable(),
+          rankingWeights: RankingWeightsSchema,
+          synonyms: z.array(z.array(label(limits.tagMaxChars)).min(2).max(50)).max(1000),
+        })
+        .partial()
+        .strict(),
+    })
+    .strict(),
 } as const;
 
 export type IngestCommandName = keyof typeof ingestCommandSchemas;
@@ -101,11 +133,23 @@ export function ingestSubject(command: IngestCommandName): string {
   return `cairn.ingest.${command}`;
 }
 
-/** Every write answers with the stream's id, its new version and the log position. */
-export const WriteResultSchema = z.object({
+const writeResultShape = {
+  /** The id of the memory (proposal, handoff, key) written; for feedback the memory's id; for recalls the recall's. */
   id: IdSchema,
+  /** That stream's version after the write: the version token for the next update. */
   version: z.number().int().positive(),
+  /** The highest log position the write reached: wait for it to read your own write. */
   position: z.number().int().positive(),
+};
+
+/**
+ * Every write answers with the stream's id, its new version and the log position. A write
+ * that changed more than one stream (a supersede, a promotion, a resolved conflict) lists
+ * the others under `affected`.
+ */
+export const WriteResultSchema = z.object({
+  ...writeResultShape,
+  affected: z.array(z.object(writeResultShape)).optional(),
 });
 export type WriteResult = z.infer<typeof WriteResultSchema>;
 
@@ -124,3 +168,13 @@ export const PlanResultSchema = z.object({
   expiresAt: TimestampSchema,
 });
 export type PlanResult = z.infer<typeof PlanResultSchema>;
+
+/** What every ingest subject answers (inside the `{ ok, data }` envelope). */
+export const IngestReplySchema = z.union([PlanResultSchema, WriteResultSchema]);
+export type IngestReply = z.infer<typeof IngestReplySchema>;
+
+/** Commands that need a dry run first and then its token. */
+export const twoStepCommandNames = ["memory.supersede", "memory.delete", "memory.resolve_conflict"] as const;
+
+/** How long a dry run's token can be used. */
+export const planTokenTtlMs = 5 * 60_000;

@@ -1,7 +1,7 @@
 import type pg from "pg";
 
 /** The position a named reader (the relay, a projection) has fully handled; 0 before its first. */
-export async function readCheckpoint(db: pg.Pool | pg.PoolClient, name: string): Promise<number> {
+export async function readCheckpoint(db: pg.Pool | pg.ClientBase, name: string): Promise<number> {
   const { rows } = await db.query<{ position: string }>(
     "select position from cairn_checkpoints where name = $1",
     [name],
@@ -11,7 +11,7 @@ export async function readCheckpoint(db: pg.Pool | pg.PoolClient, name: string):
 
 /** Moves a checkpoint forward (never back: a stale writer cannot rewind it). */
 export async function storeCheckpoint(
-  db: pg.Pool | pg.PoolClient,
+  db: pg.Pool | pg.ClientBase,
   name: string,
   position: number,
 ): Promise<void> {

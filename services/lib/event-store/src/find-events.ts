@@ -4,7 +4,7 @@ import { type EventRow, eventColumns, rowToEvent } from "./row-to-event.ts";
 
 /** The stored events with these ids (those that exist), in log order. */
 export async function findEvents(
-  db: pg.Pool | pg.PoolClient,
+  db: pg.Pool | pg.ClientBase,
   eventIds: readonly string[],
 ): Promise<StoredEvent[]> {
   if (eventIds.length === 0) return [];

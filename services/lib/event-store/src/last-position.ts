@@ -1,7 +1,7 @@
 import type pg from "pg";
 
 /** The highest position `readAll` can reach now (0 for an empty log). */
-export async function lastPosition(db: pg.Pool | pg.PoolClient): Promise<number> {
+export async function lastPosition(db: pg.Pool | pg.ClientBase): Promise<number> {
   const { rows } = await db.query<{ position: string }>(
     `select position from cairn_events
       where transaction_id < pg_snapshot_xmin(pg_current_snapshot())

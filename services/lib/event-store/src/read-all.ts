@@ -12,7 +12,7 @@ import { type EventRow, eventColumns, rowToEvent } from "./row-to-event.ts";
  * position order agree, and a position is a safe checkpoint.
  */
 export async function readAll(
-  db: pg.Pool | pg.PoolClient,
+  db: pg.Pool | pg.ClientBase,
   options: { after: number; limit: number },
 ): Promise<StoredEvent[]> {
   const { rows } = await db.query<EventRow>(

@@ -3,7 +3,7 @@ import type pg from "pg";
 import { type EventRow, eventColumns, rowToEvent } from "./row-to-event.ts";
 
 /** Every committed event of one stream, in version order (empty when the stream does not exist). */
-export async function readStream(db: pg.Pool | pg.PoolClient, streamId: string): Promise<StoredEvent[]> {
+export async function readStream(db: pg.Pool | pg.ClientBase, streamId: string): Promise<StoredEvent[]> {
   const { rows } = await db.query<EventRow>(
     `select ${eventColumns} from cairn_events where stream_id = $1 order by version`,
     [streamId],
@@ -13,7 +13,7 @@ export async function readStream(db: pg.Pool | pg.PoolClient, streamId: string):
 
 /** The events of several streams in one query, grouped by stream id, each in version order. */
 export async function readStreams(
-  db: pg.Pool | pg.PoolClient,
+  db: pg.Pool | pg.ClientBase,
   streamIds: readonly string[],
 ): Promise<Map<string, StoredEvent[]>> {
   const out = new Map<string, StoredEvent[]>(streamIds.map((id) => [id, []]));

@@ -1,0 +1,326 @@
+// What every command handler shares: event metadata, ids (derived from an idempotency key
+// when the caller gave one), loading a memory the caller may see, the expected-version check,
+// and one atomic append whose reservation conflicts become `slot_taken` / `duplicate_content`.
+import { createHash, randomUUID } from "node:crypto";
+import {
+  CairnError,
+  type CairnEvent,
+  type EventMeta,
+  type IngestCommandName,
+  type MemoryDocument,
+  type NewEvent,
+  type Principal,
+  type StoredEvent,
+  type StreamType,
+  streamIdFor,
+  type WriteResult,
+} from "@cairn/contracts";
+import {
+  type AppendInput,
+  type AppendResult,
+  type EventStore,
+  type ExpectedVersion,
+  isReservationTakenError,
+  type Reservations,
+} from "@cairn/event-store";
+import { currentTraceContext } from "@cairn/telemetry";
+import { canChange, canSee } from "../domain/access.ts";
+import { keyIdFor, keyTypeFor } from "../domain/key-stream.ts";
+import { evolveMemory, foldMemory, type MemoryState } from "../domain/memory-stream.ts";
+import { isSlotKey, reservationChanges } from "../domain/reservation-keys.ts";
+
+export type IngestDeps = {
+  store: EventStore;
+  /** Secret for dry-run tokens; the same in every ingest copy. */
+  tokenSecret: Uint8Array;
+  now?: () => Date;
+};
+
+/** The most events one command writes (a supersede with its key links); bounds the idempotency lookup. */
+const maxEventsPerCommand = 80;
+
+/** A UUID (version 5 layout) derived from a name, so a retried command gets the same ids. */
+export function uuidFromName(...parts: string[]): string {
+  const hash = createHash("sha1").update(parts.join("\u0000")).digest();
+  hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
+  hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export type CommandBase = {
+  principal: Principal;
+  correlationId?: string | undefined;
+  idempotencyKey?: string | undefined;
+};
+
+/** One planned append to a stream, with the id reported for it. */
+export type PlannedAppend = {
+  id: string;
+  streamType: StreamType;
+  streamId: string;
+  expectedVersion: ExpectedVersion;
+  events: CairnEvent[];
+  reservations?: Reservations;
+  /** The stream's version and last position before this append (for a write that changes nothing). */
+  current?: { version: number; position: number };
+};
+
+export class CommandContext {
+  readonly name: IngestCommandName;
+  readonly principal: Principal;
+  readonly now: Date;
+  readonly meta: EventMeta;
+  readonly #deps: IngestDeps;
+  readonly #idempotencyKey: string | undefined;
+  #nextEvent = 0;
+
+  constructor(deps: IngestDeps, name: IngestCommandName, command: CommandBase) {
+    this.#deps = deps;
+    this.name = name;
+    this.principal = command.principal;
+    this.now = deps.now?.() ?? new Date();
+    this.#idempotencyKey = command.idempotencyKey;
+    this.meta = {
+      tenant: command.principal.tenant,
+      actor: command.principal.agent,
+      correlationId: command.correlationId ?? randomUUID(),
+      causationId: null,
+      traceContext: currentTraceContext(),
+      recordedAt: this.now.toISOString(),
+    };
+  }
+
+  get store(): EventStore {
+    return this.#deps.store;
+  }
+
+  get tokenSecret(): Uint8Array {
+    return this.#deps.tokenSecret;
+  }
+
+  #derived(kind: string, index: number): string | undefined {
+    if (this.#idempotencyKey === undefined) return undefined;
+    return uuidFromName(
+      "cairn-command",
+      this.principal.tenant,
+      this.name,
+      this.#idempotencyKey,
+      kind,
+      String(index),
+    );
+  }
+
+  /** A new stream id (a memory, a recall): the same on a retry with the same idempotency key. */
+  newId(purpose: string): string {
+    return this.#derived(`id:${purpose}`, 0) ?? randomUUID();
+  }
+
+  #eventId(): string {
+    const index = this.#nextEvent;
+    this.#nextEvent += 1;
+    return this.#derived("event", index) ?? randomUUID();
+  }
+
+  /**
+   * When this command ran before with the same idempotency key, the result it had (rebuilt
+   * from the events it wrote), so a retry writes nothing new.
+   */
+  async previousResult(): Promise<WriteResult | undefined> {
+    if (this.#idempotencyKey === undefined) return undefined;
+    const ids = Array.from({ length: maxEventsPerCommand }, (_, i) => this.#derived("event", i) as string);
+    const found = await this.store.findEvents(ids);
+    const first = found.find((e) => e.eventId === ids[0]);
+    if (!first) return undefined;
+    return resultFromEvents(first.streamId, found);
+  }
+
+  /** The memory with this id as the caller may see it, or `not_found`. */
+  async loadMemory(id: string): Promise<MemoryState & { exists: true }> {
+    const state = foldMemory(await this.store.readStream(streamIdFor("memory", id)));
+    if (!state.exists || !canSee(state.doc, this.principal)) {
+      throw new CairnError("not_found", `no memory ${id} is visible to you`, {
+        hint: "check the id (search or list to find it); private memories of other agents are not visible",
+        details: { id },
+      });
+    }
+    return state;
+  }
+
+  /** Like `loadMemory`, and the caller may change it (`forbidden` otherwise). */
+  async loadMemoryToChange(id: string): Promise<MemoryState & { exists: true }> {
+    const state = await this.loadMemory(id);
+    if (!canChange(state.doc, this.principal)) {
+      throw new CairnError("forbidden", `you may read ${id} but not change it`, {
+        hint:
+          state.doc.scope === "global"
+            ? "global memories are changed by an admin of the tenant that wrote them"
+            : "ask the agent that owns it, or the tenant's primary agent",
+        details: { id },
+      });
+    }
+    return state;
+  }
+
+  /** The caller's version token must be the memory's current version. */
+  checkVersion(doc: MemoryDocument, expectedVersion: number): void {
+    if (doc.version === expectedVersion) return;
+    throw new CairnError(
+      "version_conflict",
+      `${doc.id} is at version ${doc.version}, not ${expectedVersion}: it changed since you read it`,
+      {
+        hint: `read ${doc.id} again (version ${doc.version}), reapply your change to what it says now, and send it with expectedVersion ${doc.version}`,
+        details: { id: doc.id, expectedVersion, currentVersion: doc.version },
+      },
+    );
+  }
+
+  /** An append to a memory stream, with the reservation changes its new state needs. */
+  memoryAppend(
+    id: string,
+    before: MemoryState,
+    events: CairnEvent[],
+    expectedVersion: ExpectedVersion,
+  ): { append: PlannedAppend; after: MemoryState } {
+    const streamId = streamIdFor("memory", id);
+    let version = before.exists ? before.doc.version : 0;
+    const stored: StoredEvent[] = events.map((e) => {
+      version += 1;
+      return {
+        eventId: "00000000-0000-4000-8000-000000000000",
+        position: Number.MAX_SAFE_INTEGER,
+        streamId,
+        streamType: "memory",
+        version,
+        type: e.type,
+        schemaVersion: 1,
+        data: e.data,
+        meta: this.meta,
+      };
+    });
+    const after = stored.reduce(evolveMemory, before);
+    const reservations = reservationChanges(
+      before.exists ? before.doc : undefined,
+      after.exists ? after.doc : undefined,
+    );
+    return {
+      after,
+      append: {
+        id,
+        streamType: "memory",
+        streamId,
+        expectedVersion,
+        events,
+        reservations,
+        ...(before.exists ? { current: { version: before.doc.version, position: before.position } } : {}),
+      },
+    };
+  }
+
+  /** `key.linked` appends for keys a memory carries now and did not before. */
+  keyLinks(
+    memoryId: string,
+    keys: readonly string[],
+    previousKeys: readonly string[],
+    doc: MemoryDocument,
+  ): PlannedAppend[] {
+    const before = new Set(previousKeys.map((k) => keyIdFor(this.principal.tenant, k)));
+    const appends = new Map<string, PlannedAppend>();
+    for (const label of keys) {
+      const keyId = keyIdFor(this.principal.tenant, label);
+      if (before.has(keyId) || appends.has(keyId)) continue;
+      appends.set(keyId, {
+        id: keyId,
+        streamType: "key",
+        streamId: streamIdFor("key", keyId),
+        expectedVersion: "any",
+        events: [
+          { type: "key.linked", data: { keyId, label, type: keyTypeFor(label, doc.entities), memoryId } },
+        ],
+      });
+    }
+    return [...appends.values()];
+  }
+
+  /**
+   * Appends everything in one transaction and answers for the first append (the others
+   * under `affected`). Reservation conflicts become `slot_taken` (with the holder's id)
+   * or `duplicate_content`.
+   */
+  async commit(appends: PlannedAppend[], reported = appends.length): Promise<WriteResult> {
+    const inputs: AppendInput[] = appends.map((a) => ({
+      streamId: a.streamId,
+      streamType: a.streamType,
+      expectedVersion: a.expectedVersion,
+      events: a.events.map((e) => ({ eventId: this.#eventId(), type: e.type, data: e.data }) as NewEvent),
+      meta: this.meta,
+      ...(a.reservations ? { reservations: a.reservations } : {}),
+    }));
+    let results: AppendResult[];
+    try {
+      results = await this.store.appendToStreams(inputs);
+    } catch (error) {
+      if (isReservationTakenError(error)) throw reservationError(error.key, error.holderStreamId);
+      throw error;
+    }
+    const position = Math.max(0, ...results.flatMap((r) => r.positions));
+    const shown = appends.slice(0, reported).map((a, i) => {
+      const r = results[i] as AppendResult;
+      const wrote = r.positions.length > 0;
+      return {
+        id: a.id,
+        version: wrote ? r.nextVersion : (a.current?.version ?? r.nextVersion),
+        position: wrote ? Math.max(...r.positions) : (a.current?.position ?? position),
+      };
+    });
+    const [main, ...affected] = shown;
+    if (!main) throw new Error("commit without an append");
+    const anyWrite = results.some((r) => r.positions.length > 0);
+    return {
+      ...main,
+      position: anyWrite ? Math.max(position, main.position) : main.position,
+      ...(affected.length > 0 ? { affected } : {}),
+    };
+  }
+}
+
+function reservationError(key: string, holderStreamId: string): CairnError {
+  const holderId = holderStreamId.replace(/^memory-/, "");
+  if (isSlotKey(key)) {
+    const slot = key.split("|").at(-1);
+    return new CairnError("slot_taken", `the slot ${slot} already has an active memory: ${holderId}`, {
+      hint: `update ${holderId} (memory.update with its version) or replace it (memory.supersede), or choose another slot`,
+      details: { slot, holderId },
+    });
+  }
+  return new CairnError("duplicate_content", `the same content is already stored as ${holderId}`, {
+    hint: `use ${holderId} instead of storing it again; update it if something about it changed`,
+    details: { holderId },
+  });
+}
+
+/** The result a command had, rebuilt from the events it wrote (for an idempotent retry). */
+export function resultFromEvents(mainStreamId: string, events: StoredEvent[]): WriteResult {
+  const byStream = new Map<string, StoredEvent[]>();
+  for (const e of events) byStream.set(e.streamId, [...(byStream.get(e.streamId) ?? []), e]);
+  const describe = (streamId: string, list: StoredEvent[]) => ({
+    id: idOfStream(streamId),
+    version: Math.max(...list.map((e) => e.version)),
+    position: Math.max(...list.map((e) => e.position)),
+  });
+  const main = describe(mainStreamId, byStream.get(mainStreamId) ?? []);
+  const affected = [...byStream.entries()]
+    .filter(([streamId]) => streamId !== mainStreamId && !streamId.startsWith("key-"))
+    .map(([streamId, list]) => describe(streamId, list));
+  return {
+    ...main,
+    position: Math.max(...events.map((e) => e.position)),
+    ...(affected.length > 0 ? { affected } : {}),
+  };
+}
+
+/** The id a write reports for a stream: the uuid in its name (a tenant's stream: one derived from the tenant). */
+export function idOfStream(streamId: string): string {
+  const id = streamId.slice(streamId.indexOf("-") + 1);
+  return streamId.startsWith("tenant-") ? uuidFromName("cairn-tenant", id) : id;
+}

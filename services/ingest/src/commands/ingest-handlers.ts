@@ -1,0 +1,217 @@
+// One handler per ingest command. Each validates nothing itself (parseCommand and
+// refuseSecrets ran before), loads the streams it needs, decides with the pure domain
+// functions and appends in one transaction.
+import {
+  CairnError,
+  type IngestCommand,
+  type IngestCommandName,
+  type PlanResult,
+  streamIdFor,
+  type WriteResult,
+} from "@cairn/contracts";
+import { isVersionConflictError } from "@cairn/event-store";
+import { canReview, canSee } from "../domain/access.ts";
+import { decideKey, evolveKey, initialKeyState, type KeyState } from "../domain/key-stream.ts";
+import { bodyWithChanges } from "../domain/memory-body.ts";
+import { decideMemory, foldMemory } from "../domain/memory-stream.ts";
+import { decideTenantSettings, evolveTenant, initialTenantState } from "../domain/tenant-stream.ts";
+import { type CommandContext, idOfStream } from "./command-context.ts";
+import {
+  createInTier,
+  deleteMemory,
+  recordNew,
+  resolveConflict,
+  reviseInTier,
+  supersedeMemory,
+  transition,
+} from "./memory-commands.ts";
+
+export type IngestHandler<N extends IngestCommandName> = (
+  ctx: CommandContext,
+  command: IngestCommand<N>,
+) => Promise<WriteResult | PlanResult>;
+
+export type IngestHandlers = { [N in IngestCommandName]: IngestHandler<N> };
+
+function requireReviewer(ctx: CommandContext, what: string): void {
+  if (canReview(ctx.principal)) return;
+  throw new CairnError("forbidden", `${what} needs a reviewer, an admin or the tenant's primary agent`, {
+    hint: "leave it for review; an agent proposes, a reviewer decides",
+  });
+}
+
+async function promoteProposal(ctx: CommandContext, command: IngestCommand<"proposal.promote">) {
+  requireReviewer(ctx, "promoting a proposal");
+  const proposal = await ctx.loadMemoryToChange(command.id);
+  ctx.checkVersion(proposal.doc, command.expectedVersion);
+  const memoryId = ctx.newId("memory");
+  const events = decideMemory(proposal, { type: "promote", memoryId });
+  const { append } = ctx.memoryAppend(command.id, proposal, events, command.expectedVersion);
+  return recordNew(ctx, "memory", bodyWithChanges(proposal.doc, command.changes), proposal.doc.scope, {
+    id: memoryId,
+    agent: proposal.doc.agent,
+    promotedFrom: proposal.doc.id,
+    alsoAppend: [append],
+  });
+}
+
+async function giveFeedback(ctx: CommandContext, command: IngestCommand<"feedback.give">) {
+  await ctx.loadMemory(command.memoryId);
+  // On the memory's activity stream: feedback must not move the memory's version.
+  return ctx.commit([
+    {
+      id: command.memoryId,
+      streamType: "activity",
+      streamId: streamIdFor("activity", command.memoryId),
+      expectedVersion: "any",
+      events: [
+        {
+          type: "feedback.given",
+          data: {
+            memoryId: command.memoryId,
+            useful: command.useful,
+            agent: ctx.principal.agent,
+            note: command.note,
+          },
+        },
+      ],
+    },
+  ]);
+}
+
+async function recordRecalls(ctx: CommandContext, command: IngestCommand<"recalls.record">) {
+  const ids = [...new Set(command.memoryIds)];
+  const streams = await ctx.store.readStreams(ids.map((id) => streamIdFor("memory", id)));
+  const missing = ids.filter((id) => {
+    const state = foldMemory(streams.get(streamIdFor("memory", id)) ?? []);
+    return !state.exists || !canSee(state.doc, ctx.principal);
+  });
+  if (missing.length > 0) {
+    throw new CairnError("not_found", `${missing.length} of the recalled memories are not visible to you`, {
+      hint: "record only ids that a search or read returned to you",
+      details: { ids: missing },
+    });
+  }
+  // Each recall is its own activity stream: concurrent recalls never contend.
+  const recallId = ctx.newId("recall");
+  return ctx.commit([
+    {
+      id: recallId,
+      streamType: "activity",
+      streamId: streamIdFor("activity", recallId),
+      expectedVersion: "no_stream",
+      events: [
+        {
+          type: "memories.recalled",
+          data: { memoryIds: ids, agent: ctx.principal.agent, viaKey: command.viaKey, query: command.query },
+        },
+      ],
+    },
+  ]);
+}
+
+async function loadKey(ctx: CommandContext, keyId: string): Promise<{ state: KeyState; version: number }> {
+  const events = await ctx.store.readStream(streamIdFor("key", keyId));
+  const state = events
+    .filter((e) => e.meta.tenant === ctx.principal.tenant)
+    .reduce(evolveKey, initialKeyState);
+  if (!state.exists) {
+    throw new CairnError("not_found", `no key ${keyId} in your tenant`, { details: { keyId } });
+  }
+  return { state, version: events.length };
+}
+
+async function mergeKey(ctx: CommandContext, command: IngestCommand<"key.merge">) {
+  requireReviewer(ctx, "merging keys");
+  const key = await loadKey(ctx, command.keyId);
+  const into = await loadKey(ctx, command.intoKeyId);
+  if (into.state.exists && into.state.mergedInto !== null) {
+    throw new CairnError(
+      "illegal_transition",
+      `key ${command.intoKeyId} was itself merged into ${into.state.mergedInto}`,
+      {
+        hint: `merge into ${into.state.mergedInto} instead`,
+      },
+    );
+  }
+  const events = decideKey(key.state, { type: "merge", intoKeyId: command.intoKeyId });
+  return ctx.commit(
+    [
+      {
+        id: command.keyId,
+        streamType: "key",
+        streamId: streamIdFor("key", command.keyId),
+        expectedVersion: key.version,
+        events,
+      },
+      {
+        id: command.intoKeyId,
+        streamType: "key",
+        streamId: streamIdFor("key", command.intoKeyId),
+        expectedVersion: into.version,
+        events: [],
+      },
+    ],
+    1,
+  );
+}
+
+async function changeTenantSettings(ctx: CommandContext, command: IngestCommand<"tenant.change_settings">) {
+  if (ctx.principal.role !== "admin") {
+    throw new CairnError("forbidden", "only an admin may change the tenant's settings");
+  }
+  if (Object.values(command.settings).every((v) => v === undefined)) {
+    throw new CairnError("validation_failed", "settings is empty", {
+      hint: "give at least one setting to change",
+    });
+  }
+  const streamId = streamIdFor("tenant", ctx.principal.tenant);
+  // The settings stream has no version token from the caller: a concurrent change is retried.
+  for (let attempt = 1; ; attempt += 1) {
+    const events = await ctx.store.readStream(streamId);
+    const state = events.reduce(evolveTenant, initialTenantState);
+    const last = events.at(-1);
+    try {
+      return await ctx.commit([
+        {
+          id: idOfStream(streamId),
+          streamType: "tenant",
+          streamId,
+          expectedVersion: last ? last.version : "no_stream",
+          events: decideTenantSettings(state, command.settings),
+          ...(last ? { current: { version: last.version, position: last.position } } : {}),
+        },
+      ]);
+    } catch (error) {
+      if (!isVersionConflictError(error) || attempt >= 5) throw error;
+    }
+  }
+}
+
+export const ingestHandlers: IngestHandlers = {
+  "memory.create": (ctx, c) => createInTier(ctx, "memory", c.memory),
+  "memory.update": (ctx, c) => reviseInTier(ctx, "memory", c),
+  "memory.supersede": supersedeMemory,
+  "memory.archive": (ctx, c) => transition(ctx, c, { type: "archive", reason: c.reason }),
+  "memory.delete": deleteMemory,
+  "memory.restore": (ctx, c) => transition(ctx, c, { type: "restore", reason: c.reason }),
+  "memory.invalidate": (ctx, c) =>
+    transition(ctx, c, { type: "invalidate", invalidAt: c.invalidAt, reason: c.reason }),
+  "memory.verify": (ctx, c) =>
+    transition(ctx, c, { type: "verify", verifiedAt: ctx.now.toISOString(), note: c.note }),
+  "memory.resolve_conflict": resolveConflict,
+  "proposal.submit": (ctx, c) => createInTier(ctx, "proposal", c.proposal),
+  "proposal.revise": (ctx, c) => reviseInTier(ctx, "proposal", c),
+  "proposal.promote": promoteProposal,
+  "proposal.reject": (ctx, c) => {
+    requireReviewer(ctx, "rejecting a proposal");
+    return transition(ctx, c, { type: "reject", reason: c.reason });
+  },
+  "handoff.open": (ctx, c) => createInTier(ctx, "handoff", c.handoff),
+  "handoff.update": (ctx, c) => reviseInTier(ctx, "handoff", c),
+  "handoff.complete": (ctx, c) => transition(ctx, c, { type: "complete", summary: c.summary }),
+  "feedback.give": giveFeedback,
+  "recalls.record": recordRecalls,
+  "key.merge": mergeKey,
+  "tenant.change_settings": changeTenantSettings,
+};

@@ -1,0 +1,24 @@
+import { serveRpc } from "@cairn/bus";
+import { ingestCommandNames, ingestSubject, queueGroup } from "@cairn/contracts";
+import type { Logger } from "@cairn/telemetry";
+import type { NatsConnection, Subscription } from "@nats-io/nats-core";
+import { z } from "zod";
+import type { IngestDeps } from "./command-context.ts";
+import { executeIngestCommand } from "./execute-ingest-command.ts";
+
+// Validation happens in executeIngestCommand, which reports unknown fields and limits with
+// their own codes; the bus only decodes the JSON.
+const anyPayload = z.unknown();
+
+/** Answers `cairn.ingest.<command>` for every command, in the ingest queue group. */
+export function serveIngestCommands(nc: NatsConnection, deps: IngestDeps, logger: Logger): Subscription[] {
+  return ingestCommandNames.map((name) =>
+    serveRpc(nc, {
+      subject: ingestSubject(name),
+      queue: queueGroup("ingest"),
+      schema: anyPayload,
+      handler: (payload) => executeIngestCommand(deps, name, payload),
+      logger,
+    }),
+  );
+}

@@ -1,0 +1,267 @@
+// The relay: publishes committed events from the Postgres log to JetStream, in log order.
+//
+// - One active relay per database: a session advisory lock held by the relay's own
+//   connection. Other ingest copies wait in standby and take over when that connection goes.
+// - Woken by LISTEN/NOTIFY (the log's insert trigger notifies on commit), not by polling. A
+//   slow safety read (default every 30 s) covers a notification lost while reconnecting, and
+//   a short retry runs only while a committed event is held back by an older open transaction.
+// - Each event is published with `Nats-Msg-Id` = its event id, so a republished event (after
+//   a crash between publish and checkpoint, or a lost ack) is dropped by JetStream's duplicate
+//   window; the checkpoint in Postgres moves only after JetStream acknowledged.
+// - NATS down: appends keep succeeding (the relay is not on the write path); the relay
+//   retries with backoff and resumes from its checkpoint, so nothing is skipped.
+import { setTimeout as sleep } from "node:timers/promises";
+import { ensureEventStream, eventHeaderNames } from "@cairn/bus";
+import { type EventType, eventStreamName, eventSubject, type StoredEvent } from "@cairn/contracts";
+import { appendNotificationChannel, readAll, readCheckpoint, storeCheckpoint } from "@cairn/event-store";
+import type { Logger } from "@cairn/telemetry";
+import { type JetStreamClient, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { headers, type NatsConnection } from "@nats-io/nats-core";
+import pg from "pg";
+
+/** Session advisory lock held by the active relay. */
+export const relayLockKey = 0x4341_4952_4e02n;
+
+export type RelayOptions = {
+  /** For reading the log and the checkpoint. */
+  pool: pg.Pool;
+  /** For the relay's own connection (lock + LISTEN); same database as the pool. */
+  databaseUrl: string;
+  databaseRole?: string | undefined;
+  nc: NatsConnection;
+  logger: Logger;
+  /** Checkpoint name in `cairn_checkpoints`. */
+  name?: string;
+  batchSize?: number;
+  /** Publishes in flight at once (acks awaited per window, in order). */
+  window?: number;
+  safetyReadMs?: number;
+  standbyRetryMs?: number;
+  publishTimeoutMs?: number;
+};
+
+export type RelayStatus = {
+  active: boolean;
+  /** The last position acknowledged by JetStream and checkpointed. */
+  position: number;
+  published: number;
+  lastError: string | null;
+};
+
+export type Relay = {
+  status(): RelayStatus;
+  /** Resolves once the relay has published up to `position` (or rejects after `timeoutMs`). */
+  waitFor(position: number, timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+};
+
+function messageHeaders(event: StoredEvent) {
+  const h = headers();
+  for (const [key, value] of Object.entries(event.meta.traceContext)) h.set(key, value);
+  h.set(eventHeaderNames.position, String(event.position));
+  h.set(eventHeaderNames.eventType, event.type);
+  return h;
+}
+
+export function startRelay(options: RelayOptions): Relay {
+  const name = options.name ?? "relay:jetstream";
+  const batchSize = options.batchSize ?? 500;
+  const window = options.window ?? 128;
+  const safetyReadMs = options.safetyReadMs ?? 30_000;
+  const standbyRetryMs = options.standbyRetryMs ?? 2_000;
+  const publishTimeoutMs = options.publishTimeoutMs ?? 5_000;
+  const logger = options.logger.child({ component: "relay" });
+
+  const status: RelayStatus = { active: false, position: 0, published: 0, lastError: null };
+  let stopped = false;
+  const stopping = new AbortController();
+  /** A pause that ends early when the relay stops. */
+  const pause = (ms: number) => sleep(ms, undefined, { signal: stopping.signal }).catch(() => {});
+  let pending = true;
+  let wake: (() => void) | undefined;
+  const waiters = new Set<{ position: number; resolve: () => void }>();
+
+  const notify = () => {
+    pending = true;
+    wake?.();
+  };
+  /** Sleeps until woken (a notification, stop) or the time is up. */
+  const nap = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (pending || stopped) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+  const advance = (position: number) => {
+    status.position = position;
+    for (const waiter of waiters) {
+      if (waiter.position <= position) {
+        waiters.delete(waiter);
+        waiter.resolve();
+      }
+    }
+  };
+
+  async function publishAll(js: JetStreamClient, events: StoredEvent[]): Promise<void> {
+    for (let start = 0; start < events.length; start += window) {
+      const chunk = events.slice(start, start + window);
+      // Sent in order on one connection, so JetStream stores them in order; acks awaited together.
+      const acks = await Promise.allSettled(
+        chunk.map((event) =>
+          js.publish(
+            eventSubject(event.meta.tenant, event.streamType, event.type as EventType),
+            JSON.stringify(event),
+            {
+              msgID: event.eventId,
+              expect: { streamName: eventStreamName },
+              headers: messageHeaders(event),
+              timeout: publishTimeoutMs,
+            },
+          ),
+        ),
+      );
+      const failed = acks.findIndex((a) => a.status === "rejected");
+      const acked = failed === -1 ? chunk : chunk.slice(0, failed);
+      const last = acked.at(-1);
+      if (last) {
+        await storeCheckpoint(options.pool, name, last.position);
+        status.published += acked.length;
+        advance(last.position);
+      }
+      if (failed !== -1) throw (acks[failed] as PromiseRejectedResult).reason;
+    }
+  }
+
+  /** Relays until the lock connection fails or the relay stops. */
+  async function relayWhileHoldingLock(client: pg.Client, isAlive: () => boolean): Promise<void> {
+    let js: JetStreamClient | undefined;
+    let backoff = 100;
+    let heldBack = 10;
+    advance(await readCheckpoint(options.pool, name));
+    while (!stopped && isAlive()) {
+      try {
+        if (!js) {
+          await ensureEventStream(await jetstreamManager(options.nc));
+          js = jetstream(options.nc);
+        }
+        pending = false;
+        const batch = await readAll(client, { after: status.position, limit: batchSize });
+        if (batch.length > 0) {
+          await publishAll(js, batch);
+          status.lastError = null;
+          backoff = 100;
+          heldBack = 10;
+          pending = true;
+          continue;
+        }
+        // Nothing readable. Is a committed event held back by an older transaction still open?
+        const { rows } = await client.query<{ max: string | null }>(
+          "select max(position) as max from cairn_events",
+        );
+        if (rows[0]?.max !== null && Number(rows[0]?.max) > status.position) {
+          await pause(heldBack);
+          heldBack = Math.min(heldBack * 2, 500);
+          continue;
+        }
+        await nap(safetyReadMs);
+      } catch (error) {
+        if (!isAlive()) throw error;
+        status.lastError = (error as Error).message;
+        logger.warn(
+          { err: error, position: status.position, retryInMs: backoff },
+          "relay could not publish; retrying",
+        );
+        js = undefined;
+        await pause(backoff);
+        backoff = Math.min(backoff * 2, 2_000);
+      }
+    }
+  }
+
+  async function run(): Promise<void> {
+    let failures = 0;
+    while (!stopped) {
+      const client = new pg.Client({
+        connectionString: options.databaseUrl,
+        ...(options.databaseRole ? { options: `-c role=${options.databaseRole}` } : {}),
+        application_name: "cairn-relay",
+      });
+      let alive = true;
+      client.on("error", (error) => {
+        alive = false;
+        status.lastError = error.message;
+        notify();
+      });
+      client.on("end", () => {
+        alive = false;
+        notify();
+      });
+      client.on("notification", notify);
+      try {
+        await client.connect();
+        while (!stopped && alive) {
+          const { rows } = await client.query<{ locked: boolean }>(
+            "select pg_try_advisory_lock($1) as locked",
+            [relayLockKey.toString()],
+          );
+          if (rows[0]?.locked) break;
+          await pause(standbyRetryMs);
+        }
+        if (stopped || !alive) continue;
+        await client.query(`listen ${appendNotificationChannel}`);
+        status.active = true;
+        failures = 0;
+        logger.info("relay is active");
+        await relayWhileHoldingLock(client, () => alive);
+      } catch (error) {
+        failures += 1;
+        status.lastError = (error as Error).message;
+        if (!stopped) logger.warn({ err: error }, "relay lost its database connection; reconnecting");
+        await pause(Math.min(100 * 2 ** failures, 5_000));
+      } finally {
+        if (status.active) logger.info("relay is no longer active");
+        status.active = false;
+        // Ending the session releases the advisory lock for another copy.
+        await client.end().catch(() => {});
+      }
+    }
+  }
+
+  const running = run();
+
+  return {
+    status: () => ({ ...status }),
+    waitFor(position, timeoutMs = 10_000) {
+      if (status.position >= position) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const waiter = {
+          position,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(
+            new Error(
+              `relay did not reach position ${position} within ${timeoutMs} ms (at ${status.position})`,
+            ),
+          );
+        }, timeoutMs);
+        waiters.add(waiter);
+      });
+    },
+    async stop() {
+      stopped = true;
+      stopping.abort();
+      notify();
+      await running;
+    },
+  };
+}

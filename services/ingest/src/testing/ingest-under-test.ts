@@ -1,0 +1,68 @@
+// Test support: the ingest service started in this process against a real Postgres database
+// and NATS server, and a client that sends commands the way the gateway does.
+import { requestRpc } from "@cairn/bus";
+import {
+  type IngestCommandName,
+  ingestSubject,
+  type PlanResult,
+  type Principal,
+  type WriteResult,
+} from "@cairn/contracts";
+import { createDatabasePool, createEventStore, type EventStore, migrateToLatest } from "@cairn/event-store";
+import { type ServiceHandle, startService } from "@cairn/service-runtime";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
+import type pg from "pg";
+import { ingestService } from "../ingest-service.ts";
+
+export type IngestUnderTest = {
+  service: ServiceHandle;
+  client: NatsConnection;
+  pool: pg.Pool;
+  store: EventStore;
+  send<T = WriteResult>(name: IngestCommandName, payload: Record<string, unknown>): Promise<T>;
+  plan(name: IngestCommandName, payload: Record<string, unknown>): Promise<PlanResult>;
+  stop(): Promise<void>;
+};
+
+export const alice: Principal = { tenant: "acme", agent: "alice", role: "agent", primary: false };
+export const bob: Principal = { tenant: "acme", agent: "bob", role: "agent", primary: false };
+export const reviewer: Principal = { tenant: "acme", agent: "rita", role: "reviewer", primary: false };
+export const admin: Principal = { tenant: "acme", agent: "ada", role: "admin", primary: true };
+export const outsider: Principal = { tenant: "globex", agent: "olga", role: "agent", primary: false };
+
+export async function startIngestUnderTest(
+  databaseUrl: string,
+  natsUrl: string,
+  env: Record<string, string> = {},
+): Promise<IngestUnderTest> {
+  await migrateToLatest(databaseUrl);
+  const service = await startService(ingestService, {
+    CAIRN_DATABASE_URL: databaseUrl,
+    CAIRN_NATS_URL: natsUrl,
+    CAIRN_LOG_LEVEL: "silent",
+    ...env,
+  });
+  const client = await connect({ servers: natsUrl });
+  const pool = createDatabasePool({ connectionString: databaseUrl, max: 4 });
+  const store = createEventStore(pool);
+  return {
+    service,
+    client,
+    pool,
+    store,
+    send: (name, payload) => requestRpc(client, ingestSubject(name), payload, { timeoutMs: 15_000 }),
+    plan: (name, payload) =>
+      requestRpc<PlanResult>(
+        client,
+        ingestSubject(name),
+        { ...payload, dryRun: true },
+        { timeoutMs: 15_000 },
+      ),
+    async stop() {
+      await client.close();
+      await service.stop();
+      await pool.end();
+    },
+  };
+}
