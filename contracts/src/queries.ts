@@ -3,6 +3,7 @@ import {
   IdSchema,
   KindSchema,
   MemoryDocumentSchema,
+  ScopeSchema,
   StatusSchema,
   TierSchema,
   TimestampSchema,
@@ -13,20 +14,44 @@ export const retrievalModes = ["lexical", "vector", "hybrid"] as const;
 export const RetrievalModeSchema = z.enum(retrievalModes);
 export type RetrievalMode = z.infer<typeof RetrievalModeSchema>;
 
+/** The search service's read models; each is a projection of the log with its own checkpoint. */
+export const projectionNames = ["lexical", "vector"] as const;
+export const ProjectionNameSchema = z.enum(projectionNames);
+export type ProjectionName = z.infer<typeof ProjectionNameSchema>;
+
+/** Upper bound of a read-your-writes wait; a request may ask for less. */
+export const maxWaitTimeoutMs = 30_000;
+const WaitTimeoutSchema = z.number().int().min(0).max(maxWaitTimeoutMs);
+
+/**
+ * Narrowing filters. Visibility (tenant, private memories of other agents) comes from the
+ * principal and cannot be widened here.
+ *
+ * - `status`: default `active` for tiers memory and handoff, `pending` for proposals.
+ * - `tags`: a memory must carry every tag listed; `anyTags`: at least one of them.
+ * - `agent`: the writing agent. `scope`: narrows to these scopes (of those visible).
+ * - `createdFrom`/`createdTo`, `updatedFrom`/`updatedTo`: inclusive bounds.
+ * - `includeExpired`: also memories whose `invalidAt` has passed.
+ */
 export const SearchFiltersSchema = z
   .object({
     tier: TierSchema.default("memory"),
-    status: z.array(StatusSchema).optional(),
-    kind: z.array(KindSchema).optional(),
-    tags: z.array(z.string()).optional(),
-    project: z.string().optional(),
-    agent: z.string().optional(),
+    status: z.array(StatusSchema).min(1).optional(),
+    kind: z.array(KindSchema).min(1).optional(),
+    tags: z.array(z.string().min(1)).optional(),
+    anyTags: z.array(z.string().min(1)).min(1).optional(),
+    scope: z.array(ScopeSchema).min(1).optional(),
+    project: z.string().min(1).optional(),
+    agent: z.string().min(1).optional(),
     createdFrom: TimestampSchema.optional(),
     createdTo: TimestampSchema.optional(),
+    updatedFrom: TimestampSchema.optional(),
+    updatedTo: TimestampSchema.optional(),
     includeExpired: z.boolean().default(false),
   })
   .strict();
 export type SearchFilters = z.infer<typeof SearchFiltersSchema>;
+export type SearchFiltersInput = z.input<typeof SearchFiltersSchema>;
 
 /** `cairn.search.candidates`: visibility comes from the principal, never from filters. */
 export const CandidatesRequestSchema = z
@@ -36,15 +61,26 @@ export const CandidatesRequestSchema = z
     mode: RetrievalModeSchema.default("hybrid"),
     filters: SearchFiltersSchema.default({ tier: "memory", includeExpired: false }),
     candidateK: z.number().int().min(1).max(500).default(50),
-    /** Extra query terms (synonyms, co-occurring entities) added by the caller. */
-    expansions: z.array(z.string()).max(50).default([]),
-    /** Read-your-writes: answer once the projections have applied this log position. */
+    /**
+     * Extra query terms (co-occurring entities, keys) added by the caller; they widen the
+     * lexical query only. The tenant's synonym table is applied by search itself.
+     */
+    expansions: z.array(z.string().max(200)).max(50).default([]),
+    /** Read-your-writes: answer once the projections the mode needs have applied this log position. */
     afterPosition: z.number().int().nonnegative().optional(),
+    /** How long to wait for `afterPosition` before failing with `timeout` (default: the service's). */
+    waitTimeoutMs: WaitTimeoutSchema.optional(),
   })
   .strict();
 export type CandidatesRequest = z.input<typeof CandidatesRequestSchema>;
+export type ParsedCandidatesRequest = z.infer<typeof CandidatesRequestSchema>;
 
+/** A retriever's view of a candidate: its 1-based rank and raw score (BM25, or cosine similarity). */
 export const RetrieverHitSchema = z.object({ rank: z.number().int().positive(), score: z.number() });
+export type RetrieverHit = z.infer<typeof RetrieverHitSchema>;
+
+/** Reciprocal Rank Fusion constant: `fused = Σ 1 / (rrfK + rank)` over the retrievers that found it. */
+export const rrfK = 60;
 
 export const CandidateSchema = z.object({
   id: IdSchema,
@@ -57,33 +93,104 @@ export const CandidateSchema = z.object({
 export type Candidate = z.infer<typeof CandidateSchema>;
 
 export const CandidatesReplySchema = z.object({
+  /** Best first, by `fused`; ties by lexical rank, then id. */
   candidates: z.array(CandidateSchema),
-  /** The log position the projections had reached when the query ran. */
+  /** The lowest log position reached by the projections this query used. */
   position: z.number().int().nonnegative(),
+  /** Per projection used: the log position it had applied when the query ran. */
+  positions: z.object({
+    lexical: z.number().int().nonnegative().optional(),
+    vector: z.number().int().nonnegative().optional(),
+  }),
+  /** The embedding model the vector retriever used (`null` when it did not run). */
+  embeddingModel: z.string().nullable(),
+  /** Terms the tenant's synonym table added to the lexical query. */
+  synonymsApplied: z.array(z.string()),
+  /**
+   * Hybrid only: retrievers that could not run (their read model unreachable, or the vector
+   * model being rebuilt); the candidates come from the others. A single-mode request fails
+   * with `unavailable` instead.
+   */
+  unavailable: z.array(ProjectionNameSchema),
 });
 export type CandidatesReply = z.infer<typeof CandidatesReplySchema>;
 
-/** `cairn.search.get`: one document by id, or the active one holding a slot. */
+/**
+ * `cairn.search.get`: one document by id, or the active one holding a slot (the asker's own
+ * agent-scoped slot first, then team, then global). `tier` defaults to any tier for an id and
+ * `memory` for a slot. A memory the principal may not see answers `not_found`.
+ */
 export const GetMemoryRequestSchema = z
   .object({
     principal: PrincipalSchema,
     id: IdSchema.optional(),
-    slot: z.string().optional(),
+    slot: z.string().min(1).optional(),
     tier: TierSchema.optional(),
     afterPosition: z.number().int().nonnegative().optional(),
+    waitTimeoutMs: WaitTimeoutSchema.optional(),
   })
   .strict()
   .refine((r) => (r.id === undefined) !== (r.slot === undefined), "give exactly one of id or slot");
+export type GetMemoryRequest = z.input<typeof GetMemoryRequestSchema>;
 
-export const LinkRefSchema = z.object({ id: IdSchema, slot: z.string(), title: z.string() });
+/** A linked memory as listed next to a document. */
+export const LinkRefSchema = z.object({
+  id: IdSchema,
+  slot: z.string(),
+  title: z.string(),
+  tier: TierSchema,
+  status: StatusSchema,
+});
+export type LinkRef = z.infer<typeof LinkRefSchema>;
+
 export const GetMemoryReplySchema = z.object({
+  /** `document.version` is the version token to pass as `expectedVersion` to an update. */
   document: MemoryDocumentSchema,
+  /** Memories this one links to (visible ones only; unresolved links are left out). */
   links: z.array(LinkRefSchema),
+  /** Visible memories whose links point at this one (by id or slot). */
   backlinks: z.array(LinkRefSchema),
+  /** The log position the lexical projection had applied when the read ran. */
+  position: z.number().int().nonnegative(),
 });
 export type GetMemoryReply = z.infer<typeof GetMemoryReplySchema>;
+
+/**
+ * `cairn.search.status`: each projection's checkpoint. With `afterPosition`, answers once the
+ * listed projections (default: all) have applied it, so a caller can wait for its write.
+ */
+export const SearchStatusRequestSchema = z
+  .object({
+    afterPosition: z.number().int().nonnegative().optional(),
+    projections: z.array(ProjectionNameSchema).min(1).optional(),
+    waitTimeoutMs: WaitTimeoutSchema.optional(),
+  })
+  .strict();
+export type SearchStatusRequest = z.input<typeof SearchStatusRequestSchema>;
+
+export const ProjectionStatusSchema = z.object({
+  name: ProjectionNameSchema,
+  /** The read model generation serving queries (a rebuild makes a new one). */
+  generation: z.number().int().nonnegative(),
+  /** The last log position applied to that generation. */
+  position: z.number().int().nonnegative(),
+  /** For `vector`: the embedding model and dimension of the serving table. */
+  model: z.string().nullable(),
+  dimensions: z.number().int().positive().nullable(),
+  /** A rebuild in progress, if any: its generation and how far it got. */
+  rebuilding: z.object({ generation: z.number().int().positive(), position: z.number().int() }).nullable(),
+});
+export type ProjectionStatus = z.infer<typeof ProjectionStatusSchema>;
+
+export const SearchStatusReplySchema = z.object({
+  projections: z.array(ProjectionStatusSchema),
+  /** The lowest position among the projections listed. */
+  position: z.number().int().nonnegative(),
+});
+export type SearchStatusReply = z.infer<typeof SearchStatusReplySchema>;
 
 export const searchSubjects = {
   candidates: "cairn.search.candidates",
   get: "cairn.search.get",
+  status: "cairn.search.status",
 } as const;

@@ -1,3 +1,61 @@
+import { projectionNames } from "@cairn/contracts";
 import { baseEnvSchema } from "@cairn/service-runtime";
+import { z } from "zod";
 
-export const searchEnvSchema = baseEnvSchema.extend({});
+const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+
+/** The search service's settings; every one has a default that works locally. */
+export const searchEnvSchema = baseEnvSchema.extend({
+  /** Prefix of every Redis key the search service writes. */
+  CAIRN_REDIS_PREFIX: z.string().default("cairn:"),
+  /** Role the Postgres connections switch to (empty: the login user's rights). */
+  CAIRN_SEARCH_DATABASE_ROLE: z.string().default(""),
+  /** `local`: offline hashed n-gram features; `openai`: any OpenAI-compatible /v1/embeddings endpoint. */
+  CAIRN_EMBEDDER: z.enum(["local", "openai"]).default("local"),
+  /** local: the vector size (default 384); openai: a shortened size to ask for (default: the model's). */
+  CAIRN_EMBEDDING_DIMENSIONS: z.coerce.number().int().min(8).max(16_000).optional(),
+  CAIRN_EMBEDDING_URL: z.url().default("https://api.openai.com/v1"),
+  CAIRN_EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
+  CAIRN_EMBEDDING_API_KEY: z.string().optional(),
+  CAIRN_EMBEDDING_BATCH_SIZE: int(64, 1),
+  CAIRN_EMBEDDING_TIMEOUT_MS: int(30_000, 100),
+  CAIRN_EMBEDDING_MAX_RETRIES: int(5),
+  /** Which projections this copy runs (all copies answer queries): `lexical,vector`, or `none`. */
+  CAIRN_SEARCH_PROJECTIONS: z
+    .string()
+    .default("lexical,vector")
+    .transform((v, ctx) => {
+      const names =
+        v === "none"
+          ? []
+          : v
+              .split(",")
+              .map((s) => s.trim())
+              .filter(Boolean);
+      for (const n of names) {
+        if (!(projectionNames as readonly string[]).includes(n)) {
+          ctx.addIssue({
+            code: "custom",
+            message: `unknown projection ${n}; use ${projectionNames.join(", ")} or none`,
+          });
+        }
+      }
+      return names as (typeof projectionNames)[number][];
+    }),
+  /** Durable consumer names are `<prefix>-lexical` and `<prefix>-vector`. */
+  CAIRN_SEARCH_CONSUMER_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default("search"),
+  CAIRN_SEARCH_MAX_DELIVER: int(100, 1),
+  CAIRN_SEARCH_ACK_WAIT_MS: int(30_000, 1000),
+  CAIRN_SEARCH_RETRY_BASE_MS: int(200, 1),
+  CAIRN_SEARCH_RETRY_MAX_MS: int(30_000, 1),
+  /** How often each projection reads the log for events it was not sent (0: never). */
+  CAIRN_SEARCH_CATCH_UP_MS: int(5000),
+  /** Events per write when a projection is behind the log. */
+  CAIRN_SEARCH_BATCH_SIZE: int(200, 1),
+  /** Longest read-your-writes wait when a request does not say. */
+  CAIRN_SEARCH_WAIT_TIMEOUT_MS: int(5000),
+});
+export type SearchEnv = z.infer<typeof searchEnvSchema>;

@@ -1,0 +1,38 @@
+/**
+ * Turns texts into vectors of one vector space. `model` names that space: vectors of two
+ * models are never compared, and changing it means rebuilding the vector projection.
+ */
+export type Embedder = {
+  readonly model: string;
+  /** The vector dimension (a remote model's is learnt from its first reply). */
+  dimensions(): Promise<number>;
+  /** One vector per text, in order. */
+  embed(texts: readonly string[]): Promise<number[][]>;
+};
+
+export const embedderErrorCodes = ["request_failed", "bad_reply", "retries_exhausted"] as const;
+export type EmbedderErrorCode = (typeof embedderErrorCodes)[number];
+
+/** An embedding request that failed; the projection treats it as transient and retries later. */
+export class EmbedderError extends Error {
+  override readonly name = "EmbedderError";
+  readonly code: EmbedderErrorCode;
+  readonly status: number | undefined;
+  constructor(code: EmbedderErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = options.status;
+  }
+}
+
+export function isEmbedderError(error: unknown): error is EmbedderError {
+  return error instanceof EmbedderError;
+}
+
+/** Scales a vector to unit length (a zero vector stays zero). */
+export function normalize(vector: number[]): number[] {
+  let sum = 0;
+  for (const v of vector) sum += v * v;
+  const norm = Math.sqrt(sum);
+  return norm === 0 ? vector : vector.map((v) => v / norm);
+}

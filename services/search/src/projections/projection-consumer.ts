@@ -1,0 +1,226 @@
+// One durable JetStream consumer per projection. It allows one unacknowledged message at a
+// time (`max_ack_pending: 1`), so copies of the service take turns and events are applied in
+// stream order; the projector batches from the log when it is behind, so that costs little.
+//
+// ack: applied, or already applied (a duplicate). nak(delay): a transient failure (Redis,
+// Postgres or the embedding endpoint down), retried with exponential backoff. term: an event
+// that can never apply, after its dead-letter record. After `maxDeliver` failed deliveries
+// the message is terminated too; the event is not lost: the next event, or the periodic
+// catch-up, reads it from the log.
+
+import { setTimeout as sleep } from "node:timers/promises";
+import { type StoredEvent, StoredEventSchema } from "@cairn/contracts";
+import { extractTraceContext, getTracer, type Logger, startSpan } from "@cairn/telemetry";
+import {
+  AckPolicy,
+  type ConsumerMessages,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from "@nats-io/jetstream";
+import { nanos } from "@nats-io/nats-core";
+import { context, SpanKind } from "@opentelemetry/api";
+import type { DeadLetter } from "./fold-events.ts";
+import type { LiveProjector } from "./live-projector.ts";
+
+const tracer = getTracer("@cairn/search");
+
+export type ProjectionConsumerOptions = {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  stream: string;
+  durable: string;
+  filterSubject: string;
+  projector: LiveProjector;
+  logger: Logger;
+  maxDeliver: number;
+  ackWaitMs: number;
+  /** Delay before redelivery after the n-th failed delivery (n from 1). */
+  retryDelayMs: (deliveryCount: number) => number;
+};
+
+export type ProjectionConsumer = { stop(): Promise<void> };
+
+/** Exponential backoff: base, 2·base, 4·base, … capped at max. */
+export function exponentialBackoff(baseMs: number, maxMs: number): (deliveryCount: number) => number {
+  return (n) => Math.min(maxMs, baseMs * 2 ** Math.max(0, Math.min(n - 1, 30)));
+}
+
+/** Creates the durable consumer, or brings an existing one to this configuration. */
+export async function ensureProjectionConsumer(
+  options: Pick<
+    ProjectionConsumerOptions,
+    "jsm" | "stream" | "durable" | "filterSubject" | "maxDeliver" | "ackWaitMs"
+  >,
+): Promise<void> {
+  const { jsm, stream, durable } = options;
+  const tunable = {
+    max_ack_pending: 1,
+    max_deliver: options.maxDeliver,
+    ack_wait: nanos(options.ackWaitMs),
+    filter_subject: options.filterSubject,
+  };
+  try {
+    await jsm.consumers.info(stream, durable);
+    await jsm.consumers.update(stream, durable, tunable);
+  } catch (error) {
+    if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound))
+      throw error;
+    await jsm.consumers.add(stream, {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ...tunable,
+    });
+  }
+}
+
+function decodeEnvelope(msg: JsMsg): StoredEvent | DeadLetter {
+  let raw: unknown;
+  const text = new TextDecoder().decode(msg.data);
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return {
+      event: null,
+      reason: "not_json",
+      error: "the message is not valid JSON",
+      raw: text.slice(0, 10_000),
+    };
+  }
+  const parsed = StoredEventSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return {
+      event: null,
+      reason: "bad_envelope",
+      error: `not a stored event: ${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`.trim(),
+      raw: text.slice(0, 10_000),
+    };
+  }
+  return parsed.data as StoredEvent;
+}
+
+function isDeadLetter(value: StoredEvent | DeadLetter): value is DeadLetter {
+  return "reason" in value && "error" in value && !("position" in value);
+}
+
+export async function startProjectionConsumer(
+  options: ProjectionConsumerOptions,
+): Promise<ProjectionConsumer> {
+  const { js, projector, logger, maxDeliver } = options;
+  const name = projector.target.name;
+  const log = logger.child({ projection: name, consumer: options.durable });
+  let stopping = false;
+  let messages: ConsumerMessages | undefined;
+
+  async function handle(msg: JsMsg): Promise<void> {
+    const decoded = decodeEnvelope(msg);
+    if (isDeadLetter(decoded)) {
+      try {
+        const generation = (await projector.target.activeGeneration()) ?? 0;
+        await projector.target.recordDeadLetters(generation, [decoded]);
+        log.error(
+          { seq: msg.seq, reason: decoded.reason, error: decoded.error },
+          "unreadable event dead-lettered",
+        );
+        msg.term(decoded.reason);
+      } catch (error) {
+        log.warn({ err: error, seq: msg.seq }, "could not record a dead letter; retrying");
+        msg.nak(options.retryDelayMs(msg.info.deliveryCount));
+      }
+      return;
+    }
+    const event = decoded;
+    let lastBeat = Date.now();
+    const heartbeat = () => {
+      // Long catch-ups keep the message ours (ack_wait restarts).
+      if (Date.now() - lastBeat > Math.min(5000, options.ackWaitMs / 3)) {
+        lastBeat = Date.now();
+        msg.working();
+      }
+    };
+    await context.with(extractTraceContext(msg.headers), () =>
+      startSpan(
+        tracer,
+        `project ${name} ${event.type}`,
+        async (span) => {
+          span.setAttribute("cairn.event.position", event.position);
+          span.setAttribute("cairn.event.type", event.type);
+          span.setAttribute("messaging.message.delivery_count", msg.info.deliveryCount);
+          try {
+            const outcome = await projector.handle(event, heartbeat);
+            span.setAttribute("cairn.projection.outcome", outcome.kind);
+            if (outcome.kind === "dead_lettered") {
+              log.error(
+                {
+                  position: event.position,
+                  type: event.type,
+                  reason: outcome.deadLetter.reason,
+                  error: outcome.deadLetter.error,
+                },
+                "event dead-lettered",
+              );
+              msg.term(outcome.deadLetter.reason);
+            } else {
+              msg.ack();
+            }
+          } catch (error) {
+            projector.reset();
+            const count = msg.info.deliveryCount;
+            if (count >= maxDeliver) {
+              log.error(
+                { err: error, position: event.position, type: event.type, deliveries: count },
+                "giving up on delivery; the log catch-up will apply the event when the failure clears",
+              );
+              msg.term("retries exhausted");
+            } else {
+              const delay = options.retryDelayMs(count);
+              log.warn(
+                {
+                  err: (error as Error).message,
+                  position: event.position,
+                  type: event.type,
+                  deliveries: count,
+                  retryInMs: delay,
+                },
+                "projection failed; will retry",
+              );
+              msg.nak(delay);
+            }
+          }
+        },
+        { kind: SpanKind.CONSUMER },
+      ),
+    );
+  }
+
+  const loop = (async () => {
+    while (!stopping) {
+      try {
+        await ensureProjectionConsumer(options);
+        const consumer = await js.consumers.get(options.stream, options.durable);
+        messages = await consumer.consume({ max_messages: 8 });
+        for await (const msg of messages) {
+          await handle(msg);
+          if (stopping) break;
+        }
+      } catch (error) {
+        if (stopping) break;
+        log.warn({ err: (error as Error).message }, "projection consumer interrupted; restarting");
+        await sleep(1000);
+      }
+    }
+  })();
+
+  return {
+    async stop() {
+      stopping = true;
+      await messages?.close().catch(() => undefined);
+      await loop;
+    },
+  };
+}

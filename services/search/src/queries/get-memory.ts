@@ -1,0 +1,121 @@
+// `cairn.search.get`: one current document by id, or the active one holding a slot, with
+// the memories it links to and those linking to it, all limited to what the principal sees.
+
+import type { GetMemoryRequestSchema } from "@cairn/contracts";
+import {
+  CairnError,
+  type GetMemoryReply,
+  type LinkRef,
+  type MemoryDocument,
+  type Principal,
+  type Tier,
+} from "@cairn/contracts";
+import type { z } from "zod";
+import { tagClause } from "../projections/lexical/text-analysis.ts";
+import { positionSource, type ReadModels } from "./read-models.ts";
+import { readModelError } from "./store-errors.ts";
+import { defaultStatuses, isVisibleTo, lexicalVisibility } from "./visibility.ts";
+import { waitForPosition } from "./wait-for-position.ts";
+
+export type ParsedGetMemoryRequest = z.infer<typeof GetMemoryRequestSchema>;
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const maxBacklinks = 100;
+
+function notFound(what: string): CairnError {
+  return new CairnError("not_found", `no memory ${what} that you can see`, {
+    hint: "check the id or slot; recall by query if you do not know it",
+  });
+}
+
+/** Own agent-scoped slot first, then the team's, then a global one; newest on a tie. */
+function preferred(principal: Principal, docs: MemoryDocument[]): MemoryDocument | undefined {
+  const rank = (d: MemoryDocument) =>
+    d.scope === "agent" ? (d.agent === principal.agent ? 0 : 1) : d.scope === "team" ? 2 : 3;
+  return [...docs].sort((a, b) => rank(a) - rank(b) || b.updatedAt.localeCompare(a.updatedAt))[0];
+}
+
+async function bySlot(
+  models: ReadModels,
+  g: number,
+  principal: Principal,
+  slot: string,
+  tier: Tier,
+): Promise<MemoryDocument | undefined> {
+  const slotClause = tagClause("slot_tag", [slot]);
+  if (slotClause === null) return undefined;
+  const query = [
+    slotClause,
+    lexicalVisibility(principal),
+    tagClause("tier", [tier]),
+    tagClause("status", defaultStatuses({ tier })),
+  ].join(" ");
+  const docs = (await models.lexical.searchDocuments(g, query, 50)).filter((d) => isVisibleTo(principal, d));
+  // The tag matched case-insensitively; an exact spelling wins.
+  const exact = docs.filter((d) => d.slot === slot);
+  return preferred(principal, exact.length > 0 ? exact : docs);
+}
+
+function toRef(doc: MemoryDocument): LinkRef {
+  return { id: doc.id, slot: doc.slot, title: doc.title, tier: doc.tier, status: doc.status };
+}
+
+export async function getMemory(
+  models: ReadModels,
+  request: ParsedGetMemoryRequest,
+): Promise<GetMemoryReply> {
+  const { principal } = request;
+  const positions = await waitForPosition(
+    [positionSource(models, "lexical")],
+    request.afterPosition,
+    request.waitTimeoutMs ?? models.defaultWaitMs,
+  );
+  try {
+    const g = await models.lexical.activeGeneration();
+    if (g === null) throw notFound(request.id ? `with id ${request.id}` : `in slot ${request.slot}`);
+    let document: MemoryDocument | undefined;
+    if (request.id !== undefined) {
+      const doc = await models.lexical.loadDocument(g, request.id);
+      if (doc && isVisibleTo(principal, doc) && (request.tier === undefined || doc.tier === request.tier))
+        document = doc;
+      if (!document) throw notFound(`with id ${request.id}`);
+    } else {
+      document = await bySlot(models, g, principal, request.slot as string, request.tier ?? "memory");
+      if (!document) throw notFound(`in slot ${request.slot}`);
+    }
+
+    // Links name a memory by id or by slot (resolved like a slot read).
+    const linked = new Map<string, MemoryDocument>();
+    const ids = document.links.filter((l) => uuidPattern.test(l));
+    for (const doc of (await models.lexical.loadDocuments(g, ids)).values()) {
+      if (isVisibleTo(principal, doc) && doc.id !== document.id) linked.set(doc.id, doc);
+    }
+    for (const slot of document.links.filter((l) => !uuidPattern.test(l))) {
+      const doc = await bySlot(models, g, principal, slot, "memory");
+      if (doc && doc.id !== document.id) linked.set(doc.id, doc);
+    }
+
+    const pointers = tagClause("links", [document.id, document.slot]);
+    const backlinks =
+      pointers === null
+        ? []
+        : (
+            await models.lexical.searchDocuments(
+              g,
+              `${pointers} ${lexicalVisibility(principal)}`,
+              maxBacklinks,
+            )
+          )
+            .filter((d) => d.id !== document.id && isVisibleTo(principal, d))
+            .sort((a, b) => a.slot.localeCompare(b.slot) || a.id.localeCompare(b.id));
+
+    return {
+      document,
+      links: [...linked.values()].map(toRef),
+      backlinks: backlinks.map(toRef),
+      position: positions.lexical ?? 0,
+    };
+  } catch (error) {
+    throw readModelError("lexical", error);
+  }
+}

@@ -1,0 +1,48 @@
+// The text part of a lexical query: the union of the query's terms, the caller's expansions
+// and the synonyms the tenant declared for any of them. BM25 ranks the union. Every term is
+// made of letters, digits, `_` and non-ASCII characters only (see text-analysis.ts), and a
+// multi-word alternative is an intersection of such terms: user text never reaches the syntax.
+import { queryTerms } from "../projections/lexical/text-analysis.ts";
+
+export type LexicalText = {
+  /** `(a|b|(c d))`, or null when the text has no searchable term. */
+  clause: string | null;
+  /** Synonyms added because a query term matched a group. */
+  synonymsApplied: string[];
+};
+
+function containsSequence(haystack: readonly string[], needle: readonly string[]): boolean {
+  if (needle.length === 0 || needle.length > haystack.length) return false;
+  for (let i = 0; i + needle.length <= haystack.length; i += 1) {
+    if (needle.every((t, j) => haystack[i + j] === t)) return true;
+  }
+  return false;
+}
+
+/** Members of synonym groups that a query mentions, expanded to the rest of each group. */
+export function synonymsFor(terms: readonly string[], groups: readonly string[][]): string[] {
+  const added: string[] = [];
+  for (const group of groups) {
+    const members = group.map((m) => ({ text: m, terms: queryTerms(m) }));
+    if (!members.some((m) => containsSequence(terms, m.terms))) continue;
+    for (const m of members) if (!containsSequence(terms, m.terms) && m.terms.length > 0) added.push(m.text);
+  }
+  return [...new Set(added)];
+}
+
+export function lexicalText(
+  query: string,
+  expansions: readonly string[],
+  synonymGroups: readonly string[][],
+): LexicalText {
+  const terms = queryTerms(query);
+  const synonymsApplied = synonymsFor(terms, synonymGroups);
+  const alternatives = new Set<string>(terms);
+  for (const extra of [...expansions, ...synonymsApplied]) {
+    const words = queryTerms(extra, 8);
+    if (words.length === 1) alternatives.add(words[0] as string);
+    else if (words.length > 1) alternatives.add(`(${words.join(" ")})`);
+  }
+  if (alternatives.size === 0) return { clause: null, synonymsApplied };
+  return { clause: `(${[...alternatives].join("|")})`, synonymsApplied };
+}

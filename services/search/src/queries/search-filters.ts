@@ -1,0 +1,75 @@
+// The filters of a candidates request, as a RediSearch clause and as a SQL condition. Both
+// say the same thing: the tests run every filter through both retrievers.
+import type { Principal, SearchFilters } from "@cairn/contracts";
+import { identityTag, neverExpires } from "../projections/lexical/lexical-index.ts";
+import { normalizeTag, tagClause } from "../projections/lexical/text-analysis.ts";
+import type { VectorFilter } from "../projections/vector/vector-store.ts";
+import { defaultStatuses, lexicalVisibility, sqlVisibility } from "./visibility.ts";
+
+function range(field: string, from: string | undefined, to: string | undefined): string | null {
+  if (from === undefined && to === undefined) return null;
+  const low = from === undefined ? "-inf" : String(Date.parse(from));
+  const high = to === undefined ? "+inf" : String(Date.parse(to));
+  return `@${field}:[${low} ${high}]`;
+}
+
+/**
+ * Visibility and filters as RediSearch clauses (intersected with the text part); `null` when
+ * the filters can match nothing (a tag or project of only separators).
+ */
+export function lexicalFilterClauses(
+  principal: Principal,
+  filters: SearchFilters,
+  now: number,
+): string[] | null {
+  const clauses: (string | null)[] = [
+    lexicalVisibility(principal),
+    tagClause("tier", [filters.tier]),
+    tagClause("status", defaultStatuses(filters)),
+    filters.kind ? tagClause("kind", filters.kind) : null,
+    ...(filters.tags ?? []).map((t) => tagClause("tags", [t])),
+    filters.anyTags ? tagClause("tags", filters.anyTags) : null,
+    filters.scope ? tagClause("scope", filters.scope) : null,
+    filters.project !== undefined ? tagClause("project", [filters.project]) : null,
+    filters.agent !== undefined ? `@agent:{${identityTag(filters.agent)}}` : null,
+    range("created", filters.createdFrom, filters.createdTo),
+    range("updated", filters.updatedFrom, filters.updatedTo),
+    filters.includeExpired ? null : `@invalid_at:[(${Math.min(now, neverExpires - 1)} +inf]`,
+  ];
+  const emptyValue =
+    (filters.tags ?? []).some((t) => normalizeTag(t) === "") ||
+    filters.anyTags?.every((t) => normalizeTag(t) === "") === true ||
+    (filters.project !== undefined && normalizeTag(filters.project) === "");
+  if (emptyValue) return null;
+  return clauses.filter((c): c is string => c !== null);
+}
+
+/** Visibility and filters as a SQL condition over a vector table; parameters from `$2`. */
+export function vectorFilter(principal: Principal, filters: SearchFilters, now: number): VectorFilter {
+  const params: unknown[] = [];
+  const next = (value: unknown) => {
+    params.push(value);
+    return `$${params.length + 1}`;
+  };
+  const visibility = sqlVisibility(principal, 2);
+  params.push(...visibility.params);
+  const conditions = [
+    visibility.sql,
+    `tier = ${next(filters.tier)}`,
+    `status = any(${next(defaultStatuses(filters))})`,
+  ];
+  if (filters.kind) conditions.push(`kind = any(${next(filters.kind)})`);
+  if (filters.tags && filters.tags.length > 0)
+    conditions.push(`tags @> ${next(filters.tags.map(normalizeTag))}::text[]`);
+  if (filters.anyTags) conditions.push(`tags && ${next(filters.anyTags.map(normalizeTag))}::text[]`);
+  if (filters.scope) conditions.push(`scope = any(${next(filters.scope)})`);
+  if (filters.project !== undefined) conditions.push(`project = ${next(normalizeTag(filters.project))}`);
+  if (filters.agent !== undefined) conditions.push(`agent = ${next(filters.agent)}`);
+  if (filters.createdFrom) conditions.push(`created_at >= ${next(filters.createdFrom)}`);
+  if (filters.createdTo) conditions.push(`created_at <= ${next(filters.createdTo)}`);
+  if (filters.updatedFrom) conditions.push(`updated_at >= ${next(filters.updatedFrom)}`);
+  if (filters.updatedTo) conditions.push(`updated_at <= ${next(filters.updatedTo)}`);
+  if (!filters.includeExpired)
+    conditions.push(`(invalid_at is null or invalid_at > ${next(new Date(now).toISOString())})`);
+  return { sql: conditions.join(" and "), params };
+}

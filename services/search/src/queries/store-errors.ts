@@ -1,0 +1,23 @@
+// Failures of a read model during a query, as the errors a caller can act on: the store did
+// not answer (`unavailable`: retry shortly) or answered with an error (`internal`: a bug).
+import { CairnError, isCairnError, type ProjectionName } from "@cairn/contracts";
+
+/** Errors the server itself replied with (Redis `-ERR …`, a Postgres error with a SQLSTATE). */
+function isServerReply(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === "ReplyError") return true;
+  const code = (error as { code?: unknown }).code;
+  // SQLSTATE class 08 (connection), 57 (operator intervention: shutdown), 53 (resources) are outages.
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57|53)/.test(code);
+}
+
+export function readModelError(projection: ProjectionName, error: unknown): CairnError {
+  if (isCairnError(error)) return error;
+  if (isServerReply(error)) {
+    return new CairnError("internal", `the ${projection} read model refused the query`, { cause: error });
+  }
+  return new CairnError("unavailable", `the ${projection} read model is unreachable`, {
+    hint: "retry shortly; the search service reconnects by itself",
+    cause: error,
+  });
+}

@@ -1,0 +1,41 @@
+// Who sees what, in one place for both read models and for reads by id. A memory is visible
+// when it is global, or in the principal's tenant and either team-scoped, written by the
+// principal, or the principal is the tenant's primary agent.
+import type { MemoryDocument, Principal, SearchFilters, Status } from "@cairn/contracts";
+import { identityTag } from "../projections/lexical/lexical-index.ts";
+import { escapeQueryText } from "../projections/lexical/text-analysis.ts";
+
+export function isVisibleTo(principal: Principal, doc: MemoryDocument): boolean {
+  if (doc.scope === "global") return true;
+  if (doc.tenant !== principal.tenant) return false;
+  return doc.scope === "team" || principal.primary || doc.agent === principal.agent;
+}
+
+/**
+ * The RediSearch clause of what `principal` may see. Each operand of `|` is parenthesised:
+ * RediSearch 1.x refuses a union of bare field clauses.
+ */
+export function lexicalVisibility(principal: Principal): string {
+  const tenant = `(@tenant:{${identityTag(principal.tenant)}})`;
+  if (principal.primary) return `(${tenant}|(@scope:{global}))`;
+  const agent = `(@agent:{${identityTag(principal.agent)}})`;
+  return `((${tenant} ((@scope:{team})|${agent}))|(@scope:{global}))`;
+}
+
+/** The SQL condition of what `principal` may see, with its parameters from `$<first>`. */
+export function sqlVisibility(principal: Principal, first: number): { sql: string; params: unknown[] } {
+  if (principal.primary)
+    return { sql: `(tenant = $${first} or scope = 'global')`, params: [principal.tenant] };
+  return {
+    sql: `((tenant = $${first} and (scope = 'team' or agent = $${first + 1})) or scope = 'global')`,
+    params: [principal.tenant, principal.agent],
+  };
+}
+
+/** Statuses searched when the filters name none: the live state of each tier. */
+export function defaultStatuses(filters: Pick<SearchFilters, "tier" | "status">): Status[] {
+  if (filters.status) return filters.status;
+  return filters.tier === "proposal" ? ["pending"] : ["active"];
+}
+
+export { escapeQueryText };

@@ -1,0 +1,116 @@
+// Test support: the search service started in this process against real Postgres, Redis and
+// NATS, and a client that asks it the way the gateway and ranking do.
+import { requestRpc } from "@cairn/bus";
+import {
+  type CandidatesReply,
+  type CandidatesRequest,
+  type GetMemoryReply,
+  type GetMemoryRequest,
+  type SearchStatusReply,
+  type SearchStatusRequest,
+  searchSubjects,
+} from "@cairn/contracts";
+import { createDatabasePool, migrateToLatest } from "@cairn/event-store";
+import { type ServiceHandle, startService } from "@cairn/service-runtime";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
+import type pg from "pg";
+import type { Embedder } from "../embedders/embedder.ts";
+import { searchEnvSchema } from "../env.ts";
+import { startSearch } from "../search-service.ts";
+import { createTestLog, freshEventStream, type TestLog } from "./test-log.ts";
+
+export type SearchInfra = { databaseUrl: string; redisUrl: string; natsUrl: string; redisPrefix: string };
+
+export type SearchUnderTest = {
+  service: ServiceHandle;
+  client: NatsConnection;
+  pool: pg.Pool;
+  log: TestLog;
+  env: Record<string, string>;
+  candidates(request: CandidatesRequest): Promise<CandidatesReply>;
+  get(request: GetMemoryRequest): Promise<GetMemoryReply>;
+  status(request?: SearchStatusRequest): Promise<SearchStatusReply>;
+  /** Waits until both projections have applied everything in the log. */
+  settle(timeoutMs?: number): Promise<number>;
+  /** Stops the service only (the client, pool and log stay usable). */
+  stopService(): Promise<void>;
+  /** Starts the service again with the same settings (plus overrides). */
+  restartService(overrides?: Record<string, string>): Promise<void>;
+  stop(): Promise<void>;
+};
+
+export type StartSearchOptions = {
+  env?: Record<string, string>;
+  embedder?: Embedder;
+  /** Keep the event stream of an earlier start (default: a fresh one). */
+  keepStream?: boolean;
+};
+
+export function searchEnv(infra: SearchInfra, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    CAIRN_DATABASE_URL: infra.databaseUrl,
+    CAIRN_REDIS_URL: infra.redisUrl,
+    CAIRN_NATS_URL: infra.natsUrl,
+    CAIRN_REDIS_PREFIX: infra.redisPrefix,
+    CAIRN_LOG_LEVEL: "silent",
+    CAIRN_SEARCH_RETRY_BASE_MS: "50",
+    CAIRN_SEARCH_RETRY_MAX_MS: "500",
+    CAIRN_SEARCH_CATCH_UP_MS: "1000",
+    ...extra,
+  };
+}
+
+export async function startSearchUnderTest(
+  infra: SearchInfra,
+  options: StartSearchOptions = {},
+): Promise<SearchUnderTest> {
+  await migrateToLatest(infra.databaseUrl);
+  const client = await connect({ servers: infra.natsUrl });
+  if (!options.keepStream) await freshEventStream(client);
+  const pool = createDatabasePool({ connectionString: infra.databaseUrl, max: 4 });
+  const env = searchEnv(infra, options.env);
+  const definition = () => ({
+    name: "search" as const,
+    envSchema: searchEnvSchema,
+    start: startSearch(options.embedder ? { embedder: options.embedder } : {}),
+  });
+  let service: ServiceHandle | undefined = await startService(definition(), env);
+  const log = await createTestLog({ pool, nc: client });
+  const request = <T>(subject: string, payload: unknown) =>
+    requestRpc<T>(client, subject, payload, { timeoutMs: 20_000 });
+
+  const under: SearchUnderTest = {
+    get service() {
+      if (!service) throw new Error("the search service is stopped");
+      return service;
+    },
+    client,
+    pool,
+    log,
+    env,
+    candidates: (req) => request<CandidatesReply>(searchSubjects.candidates, req),
+    get: (req) => request<GetMemoryReply>(searchSubjects.get, req),
+    status: (req = {}) => request<SearchStatusReply>(searchSubjects.status, req),
+    async settle(timeoutMs = 15_000) {
+      const last = await log.lastPosition();
+      await under.status({ afterPosition: last, waitTimeoutMs: timeoutMs });
+      return last;
+    },
+    async stopService() {
+      await service?.stop();
+      service = undefined;
+    },
+    async restartService(overrides = {}) {
+      await service?.stop();
+      Object.assign(env, overrides);
+      service = await startService(definition(), env);
+    },
+    async stop() {
+      await service?.stop();
+      await client.close();
+      await pool.end();
+    },
+  };
+  return under;
+}
