@@ -1,6 +1,9 @@
+import { CairnError } from "@cairn/contracts";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { registerMemorySystemPrompt } from "./prompts/memory-system-prompt.ts";
 import type { ToolDeps } from "./tool-deps.ts";
+import { toolError } from "./tool-result.ts";
 import { registerMemoryContextTool } from "./tools/memory-context.ts";
 import { registerMemoryCreateTool } from "./tools/memory-create.ts";
 import { registerMemoryDeleteTool } from "./tools/memory-delete.ts";
@@ -70,5 +73,28 @@ export function createServer(deps: ToolDeps, version = "0.1.0"): McpServer {
     register(server, deps);
   }
   registerMemorySystemPrompt(server);
+  giveSdkErrorsStableCodes(server);
   return server;
+}
+
+/**
+ * Arguments that fail a tool's zod schema never reach the tool: the SDK answers them itself
+ * with a bare `isError` text. Its `createToolError` (an internal method of McpServer, kept
+ * in 1.x) is replaced on this instance so those failures carry a stable code and a hint too.
+ */
+function giveSdkErrorsStableCodes(server: McpServer): void {
+  const target = server as unknown as { createToolError?: (message: string) => CallToolResult };
+  if (typeof target.createToolError !== "function") return;
+  target.createToolError = (message: string) => {
+    const code =
+      /not found|disabled/i.test(message) && !/validation/i.test(message) ? "not_found" : "validation_failed";
+    return toolError(
+      new CairnError(code, message, {
+        hint:
+          code === "not_found"
+            ? "list the tools (tools/list) and call one of them"
+            : "fix the arguments as the message says (see the tool's input schema) and call again",
+      }),
+    );
+  };
 }

@@ -12,6 +12,7 @@ export function registerMemoryHandoffReadTool(server: McpServer, deps: ToolDeps)
         "With an id: that handoff in full with its version. Without: the open handoffs you can see, newest first.",
       inputSchema: {
         id: z.uuid().optional(),
+        query: z.string().min(1).max(4000).optional().describe("when listing, only handoffs matching this"),
         include_completed: z.boolean().optional().describe("when listing, also completed handoffs"),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -36,7 +37,7 @@ export function registerMemoryHandoffReadTool(server: McpServer, deps: ToolDeps)
         const { items, position } = await deps.ops.list(
           deps.caller,
           "handoff",
-          { status: args.include_completed ? ["active", "completed"] : ["active"] },
+          { query: args.query, status: args.include_completed ? ["active", "completed"] : ["active"] },
           { consistency: "strong" },
         );
         return toolResult(
