@@ -14,9 +14,9 @@ export type {
   WriteResult,
 } from "./commands/ingest-commands.ts";
 export {
+  IngestReplySchema,
   ingestCommandNames,
   ingestCommandSchemas,
-  IngestReplySchema,
   ingestSubject,
   MemoryChangesSchema,
   MemoryInputSchema,
@@ -25,6 +25,12 @@ export {
   twoStepCommandNames,
   WriteResultSchema,
 } from "./commands/ingest-commands.ts";
+export type { MaintenanceCommand, MaintenanceCommandName } from "./commands/maintenance-commands.ts";
+export {
+  maintenanceCommandSchemas,
+  maintenanceCommandSubject,
+  twoStepMaintenanceCommandNames,
+} from "./commands/maintenance-commands.ts";
 export type { CairnErrorOptions, ErrorBody, ErrorCode } from "./errors.ts";
 export { CairnError, ErrorBodySchema, ErrorCodeSchema, errorCodes, isCairnError } from "./errors.ts";
 export type { CairnEvent, EventData, EventType, NewEvent } from "./events/catalog.ts";
@@ -46,6 +52,7 @@ export {
   streamIdFor,
   streamTypes,
 } from "./events/envelope.ts";
+export { maintenanceEventSchemas, memoryErasureEventSchemas } from "./events/maintenance-events.ts";
 export type { MemoryBody } from "./events/memory-events.ts";
 export { MemoryBodySchema, memoryEventSchemas } from "./events/memory-events.ts";
 export type { KeyType, RankingWeights, TenantSettings } from "./events/other-events.ts";
@@ -60,6 +67,56 @@ export {
 } from "./events/other-events.ts";
 export type { DependencyState, HealthReply } from "./health.ts";
 export { DependencyStateSchema, HealthReplySchema } from "./health.ts";
+export type {
+  DoctorFinding,
+  DoctorReport,
+  DoctorRequest,
+  DriftReport,
+  JobSchedule,
+  MaintenanceAction,
+  MaintenanceJob,
+  MaintenanceParams,
+  MaintenanceProgress,
+  MaintenanceRunRecord,
+  MaintenanceSettings,
+  MaintenanceStatusReply,
+  MaintenanceStatusRequest,
+  RunMaintenanceReply,
+  RunMaintenanceRequest,
+} from "./maintenance.ts";
+export {
+  ConsolidationParamsSchema,
+  DedupParamsSchema,
+  DoctorFindingSchema,
+  DoctorReportSchema,
+  DoctorRequestSchema,
+  DriftReportSchema,
+  defaultMaintenanceParams,
+  defaultMaintenanceSchedules,
+  doctorSeverities,
+  ForgettingParamsSchema,
+  GcParamsSchema,
+  JobScheduleSchema,
+  MaintenanceActionSchema,
+  MaintenanceJobSchema,
+  MaintenanceProgressSchema,
+  MaintenanceRunRecordSchema,
+  MaintenanceSettingsSchema,
+  MaintenanceStatusReplySchema,
+  MaintenanceStatusRequestSchema,
+  maintenanceActions,
+  maintenanceAgent,
+  maintenanceJobs,
+  maintenanceParamsSchemas,
+  maintenanceProgressSubject,
+  maintenanceSubjects,
+  maxRecordedActions,
+  RepairParamsSchema,
+  RunMaintenanceReplySchema,
+  RunMaintenanceRequestSchema,
+  SynonymParamsSchema,
+  VerificationParamsSchema,
+} from "./maintenance.ts";
 export type { Entity, Kind, MemoryDocument, Scope, Status, Tier } from "./memory.ts";
 export {
   EntitySchema,
@@ -165,5 +222,20 @@ export {
 } from "./ranking.ts";
 export type { RpcReply } from "./rpc.ts";
 export { RpcReplySchema, traceHeaderNames } from "./rpc.ts";
+export type { ContentKeyring, ContentKeyState } from "./sealed-content.ts";
+export {
+  contentKeyBytes,
+  isSealed,
+  newContentKey,
+  openMemoryFields,
+  openSealedEvents,
+  openSealedText,
+  SealedContentError,
+  sealedEventTypes,
+  sealedMemoryIdOf,
+  sealedPrefix,
+  sealMemoryFields,
+  sealText,
+} from "./sealed-content.ts";
 export type { BackendServiceName, ServiceName } from "./subjects.ts";
 export { backendServiceNames, healthSubject, queueGroup, serviceNames } from "./subjects.ts";

@@ -101,5 +101,13 @@ export const MemoryDocumentSchema = z.object({
   contentHash: z.string(),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
+  /** A consolidated memory: the memories it was made from, and its level (added later, so optional). */
+  consolidatedFrom: z.array(IdSchema).optional(),
+  level: z.number().int().min(1).optional(),
+  /**
+   * When the memory was purged: its content key is destroyed, and content, title and entities
+   * are empty for good (status stays `deleted`). Added later, so optional.
+   */
+  purgedAt: TimestampSchema.nullable().optional(),
 });
 export type MemoryDocument = z.infer<typeof MemoryDocumentSchema>;

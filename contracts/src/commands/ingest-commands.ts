@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RankingWeightsSchema } from "../events/other-events.ts";
+import { MaintenanceSettingsSchema } from "../maintenance.ts";
 import { IdSchema, KindSchema, limits, ScopeSchema, TimestampSchema } from "../memory.ts";
 import { PrincipalSchema } from "../principal.ts";
 
@@ -118,6 +119,7 @@ export const ingestCommandSchemas = {
             .nullable(),
           rankingWeights: RankingWeightsSchema,
           synonyms: z.array(z.array(label(limits.tagMaxChars)).min(2).max(50)).max(1000),
+          maintenance: MaintenanceSettingsSchema,
         })
         .partial()
         .strict(),

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { StreamType } from "./envelope.ts";
+import { maintenanceEventSchemas, memoryErasureEventSchemas } from "./maintenance-events.ts";
 import { memoryEventSchemas } from "./memory-events.ts";
 import { activityEventSchemas, keyEventSchemas, tenantEventSchemas } from "./other-events.ts";
 
@@ -9,6 +10,8 @@ export const eventSchemas = {
   ...keyEventSchemas,
   ...activityEventSchemas,
   ...tenantEventSchemas,
+  ...memoryErasureEventSchemas,
+  ...maintenanceEventSchemas,
 } as const;
 
 export type EventType = keyof typeof eventSchemas;
@@ -20,9 +23,10 @@ export const currentSchemaVersion: Record<EventType, number> = Object.fromEntrie
 ) as Record<EventType, number>;
 
 export function streamTypeOf(type: EventType): StreamType {
-  if (type in memoryEventSchemas) return "memory";
+  if (type in memoryEventSchemas || type in memoryErasureEventSchemas) return "memory";
   if (type in keyEventSchemas) return "key";
   if (type in activityEventSchemas) return "activity";
+  if (type in maintenanceEventSchemas) return "maintenance";
   return "tenant";
 }
 

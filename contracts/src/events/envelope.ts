@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { IdSchema, TimestampSchema } from "../memory.ts";
 
-export const streamTypes = ["memory", "key", "tenant", "activity"] as const;
+export const streamTypes = ["memory", "key", "tenant", "activity", "maintenance"] as const;
 export const StreamTypeSchema = z.enum(streamTypes);
 export type StreamType = z.infer<typeof StreamTypeSchema>;
 

@@ -35,6 +35,10 @@ const created = MemoryBodySchema.extend({
   agent: z.string(),
   supersedes: IdSchema.nullable(),
   promotedFrom: IdSchema.nullable(),
+  /** A consolidated memory: the memories it was made from (each superseded by it). Added later, so optional. */
+  consolidatedFrom: z.array(IdSchema).optional(),
+  /** Consolidation level: 1 for a memory as written, one more than its highest source for a consolidation. */
+  level: z.number().int().min(1).optional(),
 });
 
 const revised = MemoryBodySchema.partial();

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MaintenanceSettingsSchema } from "../maintenance.ts";
 import { IdSchema, TimestampSchema } from "../memory.ts";
 
 export const keyTypes = ["concept", "name", "proper_noun"] as const;
@@ -49,6 +50,8 @@ export const TenantSettingsSchema = z.object({
   workflowLock: z.object({ reason: z.string(), expiresAt: TimestampSchema }).nullable(),
   rankingWeights: RankingWeightsSchema,
   synonyms: z.array(z.array(z.string()).min(2)),
+  /** Per-job schedule and parameters of the maintenance service (added later, so optional). */
+  maintenance: MaintenanceSettingsSchema.optional(),
 });
 export type TenantSettings = z.infer<typeof TenantSettingsSchema>;
 

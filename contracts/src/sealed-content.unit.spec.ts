@@ -1,0 +1,108 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import type { StoredEvent } from "./events/envelope.ts";
+import {
+  type ContentKeyState,
+  isSealed,
+  newContentKey,
+  openMemoryFields,
+  openSealedEvents,
+  openSealedText,
+  SealedContentError,
+  sealMemoryFields,
+  sealText,
+} from "./sealed-content.ts";
+
+const body = {
+  slot: "team-lead",
+  content: "Maria Keller leads the payments team since March.",
+  title: "Payments lead",
+  entities: [{ text: "Maria Keller", type: "person" }],
+  tags: ["people"],
+};
+
+function event(memoryId: string, type: string, data: unknown, position = 1): StoredEvent {
+  return {
+    eventId: randomUUID(),
+    position,
+    streamId: `memory-${memoryId}`,
+    streamType: "memory",
+    version: position,
+    type,
+    schemaVersion: 1,
+    data,
+    meta: {
+      tenant: "acme",
+      actor: "alice",
+      correlationId: "c",
+      causationId: null,
+      traceContext: {},
+      recordedAt: "2026-01-01T00:00:00.000Z",
+    },
+  };
+}
+
+describe("sealed memory content", () => {
+  it("seals content, title and entity texts, and opens them with the memory's key", () => {
+    const id = randomUUID();
+    const key = newContentKey();
+    const sealed = sealMemoryFields(body, key, id);
+    expect(isSealed(sealed.content)).toBe(true);
+    expect(isSealed(sealed.title)).toBe(true);
+    expect(isSealed(sealed.entities[0]?.text)).toBe(true);
+    expect(JSON.stringify(sealed)).not.toContain("Maria");
+    // Labels stay readable.
+    expect(sealed.slot).toBe("team-lead");
+    expect(sealed.tags).toEqual(["people"]);
+    expect(openMemoryFields(sealed, { state: "active", key }, id)).toEqual(body);
+  });
+
+  it("gives a different ciphertext each time and refuses another memory's id or key", () => {
+    const id = randomUUID();
+    const key = newContentKey();
+    const a = sealText(key, id, "same text");
+    const b = sealText(key, id, "same text");
+    expect(a).not.toBe(b);
+    expect(openSealedText(key, id, a)).toBe("same text");
+    expect(() => openSealedText(key, randomUUID(), a)).toThrow(SealedContentError);
+    expect(() => openSealedText(newContentKey(), id, a)).toThrow(SealedContentError);
+  });
+
+  it("opens a shredded memory as empty text with no entities, and passes plain text through", () => {
+    const id = randomUUID();
+    const sealed = sealMemoryFields(body, newContentKey(), id);
+    const shredded: ContentKeyState = { state: "shredded", shreddedAt: "2026-02-01T00:00:00.000Z" };
+    expect(openMemoryFields(sealed, shredded, id)).toMatchObject({ content: "", title: "", entities: [] });
+    expect(openMemoryFields(sealed, undefined, id)).toMatchObject({ content: "", title: "" });
+    expect(openMemoryFields(body, undefined, id)).toEqual(body);
+  });
+
+  it("opens a batch of events with one keyring call and leaves other events alone", async () => {
+    const a = randomUUID();
+    const b = randomUUID();
+    const keyA = newContentKey();
+    const calls: string[][] = [];
+    const keyring = {
+      async keysFor(ids: readonly string[]) {
+        calls.push([...ids]);
+        const out = new Map<string, ContentKeyState>();
+        out.set(a, { state: "active", key: keyA });
+        out.set(b, { state: "shredded", shreddedAt: "2026-02-01T00:00:00.000Z" });
+        return out;
+      },
+    };
+    const events = [
+      event(a, "memory.recorded", sealMemoryFields(body, keyA, a)),
+      event(b, "memory.recorded", sealMemoryFields(body, newContentKey(), b)),
+      event(a, "memory.revised", sealMemoryFields({ content: "New text" }, keyA, a), 2),
+      event(a, "memory.archived", { reason: "old" }, 3),
+    ];
+    const opened = await openSealedEvents(events, keyring);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.sort()).toEqual([a, b].sort());
+    expect(opened[0]?.data).toMatchObject({ content: body.content, title: body.title });
+    expect(opened[1]?.data).toMatchObject({ content: "", title: "", entities: [] });
+    expect(opened[2]?.data).toEqual({ content: "New text" });
+    expect(opened[3]).toBe(events[3]);
+  });
+});
