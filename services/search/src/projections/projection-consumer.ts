@@ -44,6 +44,10 @@ export type ProjectionConsumerOptions = {
 
 export type ProjectionConsumer = { stop(): Promise<void> };
 
+// `term()` carries no reason: a reason needs nats-server 2.11, and an older server does not
+// take `+TERM <reason>` as an acknowledgement at all (the message would block the consumer
+// until its ack wait). The reason is in the dead-letter record and the log line instead.
+
 /** Exponential backoff: base, 2·base, 4·base, … capped at max. */
 export function exponentialBackoff(baseMs: number, maxMs: number): (deliveryCount: number) => number {
   return (n) => Math.min(maxMs, baseMs * 2 ** Math.max(0, Math.min(n - 1, 30)));
@@ -119,6 +123,7 @@ export async function startProjectionConsumer(
 
   async function handle(msg: JsMsg): Promise<void> {
     const decoded = decodeEnvelope(msg);
+    log.trace({ seq: msg.seq, subject: msg.subject, deliveries: msg.info.deliveryCount }, "event message");
     if (isDeadLetter(decoded)) {
       try {
         const generation = (await projector.target.activeGeneration()) ?? 0;
@@ -127,7 +132,7 @@ export async function startProjectionConsumer(
           { seq: msg.seq, reason: decoded.reason, error: decoded.error },
           "unreadable event dead-lettered",
         );
-        msg.term(decoded.reason);
+        msg.term();
       } catch (error) {
         log.warn({ err: error, seq: msg.seq }, "could not record a dead letter; retrying");
         msg.nak(options.retryDelayMs(msg.info.deliveryCount));
@@ -164,7 +169,7 @@ export async function startProjectionConsumer(
                 },
                 "event dead-lettered",
               );
-              msg.term(outcome.deadLetter.reason);
+              msg.term();
             } else {
               msg.ack();
             }
@@ -176,7 +181,7 @@ export async function startProjectionConsumer(
                 { err: error, position: event.position, type: event.type, deliveries: count },
                 "giving up on delivery; the log catch-up will apply the event when the failure clears",
               );
-              msg.term("retries exhausted");
+              msg.term();
             } else {
               const delay = options.retryDelayMs(count);
               log.warn(

@@ -39,6 +39,8 @@ export interface ProjectionTarget {
   recordDeadLetters(generation: number, letters: readonly DeadLetter[]): Promise<void>;
   /** Generations an interrupted rebuild left that a new run can continue. */
   resumableGenerations(): Promise<BuildingGeneration[]>;
+  /** Generations neither serving nor being built (a switch whose drop did not happen). */
+  leftoverGenerations(): Promise<number[]>;
   createGeneration(token: string): Promise<number>;
   claimGeneration(generation: number, token: string): Promise<void>;
   /** Last work on a built generation before it serves (the vector HNSW index). */

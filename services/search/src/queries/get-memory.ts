@@ -13,7 +13,7 @@ import {
 import type { z } from "zod";
 import { tagClause } from "../projections/lexical/text-analysis.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
-import { readModelError } from "./store-errors.ts";
+import { onActiveGeneration, readModelError } from "./store-errors.ts";
 import { defaultStatuses, isVisibleTo, lexicalVisibility } from "./visibility.ts";
 import { waitForPosition } from "./wait-for-position.ts";
 
@@ -64,58 +64,60 @@ export async function getMemory(
   models: ReadModels,
   request: ParsedGetMemoryRequest,
 ): Promise<GetMemoryReply> {
-  const { principal } = request;
   const positions = await waitForPosition(
     [positionSource(models, "lexical")],
     request.afterPosition,
     request.waitTimeoutMs ?? models.defaultWaitMs,
   );
   try {
-    const g = await models.lexical.activeGeneration();
-    if (g === null) throw notFound(request.id ? `with id ${request.id}` : `in slot ${request.slot}`);
-    let document: MemoryDocument | undefined;
-    if (request.id !== undefined) {
-      const doc = await models.lexical.loadDocument(g, request.id);
-      if (doc && isVisibleTo(principal, doc) && (request.tier === undefined || doc.tier === request.tier))
-        document = doc;
-      if (!document) throw notFound(`with id ${request.id}`);
-    } else {
-      document = await bySlot(models, g, principal, request.slot as string, request.tier ?? "memory");
-      if (!document) throw notFound(`in slot ${request.slot}`);
-    }
-
-    // Links name a memory by id or by slot (resolved like a slot read).
-    const linked = new Map<string, MemoryDocument>();
-    const ids = document.links.filter((l) => uuidPattern.test(l));
-    for (const doc of (await models.lexical.loadDocuments(g, ids)).values()) {
-      if (isVisibleTo(principal, doc) && doc.id !== document.id) linked.set(doc.id, doc);
-    }
-    for (const slot of document.links.filter((l) => !uuidPattern.test(l))) {
-      const doc = await bySlot(models, g, principal, slot, "memory");
-      if (doc && doc.id !== document.id) linked.set(doc.id, doc);
-    }
-
-    const pointers = tagClause("links", [document.id, document.slot]);
-    const backlinks =
-      pointers === null
-        ? []
-        : (
-            await models.lexical.searchDocuments(
-              g,
-              `${pointers} ${lexicalVisibility(principal)}`,
-              maxBacklinks,
-            )
-          )
-            .filter((d) => d.id !== document.id && isVisibleTo(principal, d))
-            .sort((a, b) => a.slot.localeCompare(b.slot) || a.id.localeCompare(b.id));
-
-    return {
-      document,
-      links: [...linked.values()].map(toRef),
-      backlinks: backlinks.map(toRef),
-      position: positions.lexical ?? 0,
-    };
+    return await onActiveGeneration(() => readOnce(models, request, positions.lexical ?? 0));
   } catch (error) {
     throw readModelError("lexical", error);
   }
+}
+
+async function readOnce(
+  models: ReadModels,
+  request: ParsedGetMemoryRequest,
+  position: number,
+): Promise<GetMemoryReply> {
+  const { principal } = request;
+  const g = await models.lexical.activeGeneration();
+  if (g === null) throw notFound(request.id ? `with id ${request.id}` : `in slot ${request.slot}`);
+  let document: MemoryDocument | undefined;
+  if (request.id !== undefined) {
+    const doc = await models.lexical.loadDocument(g, request.id);
+    if (doc && isVisibleTo(principal, doc) && (request.tier === undefined || doc.tier === request.tier))
+      document = doc;
+    if (!document) throw notFound(`with id ${request.id}`);
+  } else {
+    document = await bySlot(models, g, principal, request.slot as string, request.tier ?? "memory");
+    if (!document) throw notFound(`in slot ${request.slot}`);
+  }
+
+  // Links name a memory by id or by slot (resolved like a slot read).
+  const linked = new Map<string, MemoryDocument>();
+  const ids = document.links.filter((l) => uuidPattern.test(l));
+  for (const doc of (await models.lexical.loadDocuments(g, ids)).values()) {
+    if (isVisibleTo(principal, doc) && doc.id !== document.id) linked.set(doc.id, doc);
+  }
+  for (const slot of document.links.filter((l) => !uuidPattern.test(l))) {
+    const doc = await bySlot(models, g, principal, slot, "memory");
+    if (doc && doc.id !== document.id) linked.set(doc.id, doc);
+  }
+
+  const pointers = tagClause("links", [document.id, document.slot]);
+  const backlinks =
+    pointers === null
+      ? []
+      : (await models.lexical.searchDocuments(g, `${pointers} ${lexicalVisibility(principal)}`, maxBacklinks))
+          .filter((d) => d.id !== document.id && isVisibleTo(principal, d))
+          .sort((a, b) => a.slot.localeCompare(b.slot) || a.id.localeCompare(b.id));
+
+  return {
+    document,
+    links: [...linked.values()].map(toRef),
+    backlinks: backlinks.map(toRef),
+    position,
+  };
 }

@@ -6,10 +6,25 @@ import { lexicalText } from "./lexical-query.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
 import { fuseByReciprocalRank, type RankedHit } from "./reciprocal-rank-fusion.ts";
 import { lexicalFilterClauses, vectorFilter } from "./search-filters.ts";
-import { readModelError } from "./store-errors.ts";
+import { onActiveGeneration, readModelError } from "./store-errors.ts";
 import { waitForPosition } from "./wait-for-position.ts";
 
 type LexicalOutcome = { hits: RankedHit[]; synonymsApplied: string[] };
+
+async function lexicalOnce(
+  models: ReadModels,
+  request: ParsedCandidatesRequest,
+  limit: number,
+): Promise<LexicalOutcome> {
+  const g = await models.lexical.activeGeneration();
+  if (g === null) return { hits: [], synonymsApplied: [] };
+  const synonyms = await models.lexical.loadSynonyms(g, request.principal.tenant);
+  const text = lexicalText(request.query, request.expansions, synonyms);
+  const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
+  if (text.clause === null || filters === null) return { hits: [], synonymsApplied: text.synonymsApplied };
+  const hits = await models.lexical.search(g, [text.clause, ...filters].join(" "), limit);
+  return { hits, synonymsApplied: text.synonymsApplied };
+}
 
 async function lexicalCandidates(
   models: ReadModels,
@@ -17,30 +32,27 @@ async function lexicalCandidates(
   limit: number,
 ): Promise<LexicalOutcome> {
   try {
-    const g = await models.lexical.activeGeneration();
-    if (g === null) return { hits: [], synonymsApplied: [] };
-    const synonyms = await models.lexical.loadSynonyms(g, request.principal.tenant);
-    const text = lexicalText(request.query, request.expansions, synonyms);
-    const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
-    if (text.clause === null || filters === null) return { hits: [], synonymsApplied: text.synonymsApplied };
-    const hits = await models.lexical.search(g, [text.clause, ...filters].join(" "), limit);
-    return { hits, synonymsApplied: text.synonymsApplied };
+    return await onActiveGeneration(() => lexicalOnce(models, request, limit));
   } catch (error) {
     throw readModelError("lexical", error);
   }
 }
 
+async function vectorOnce(models: ReadModels, request: ParsedCandidatesRequest, limit: number) {
+  const generation = await models.vector.servingGeneration();
+  const [vector] = await models.queryEmbedder.embed([request.query]);
+  const hits = await models.vectorStore.search(
+    generation,
+    vector as number[],
+    vectorFilter(request.principal, request.filters, models.now()),
+    limit,
+  );
+  return { hits, model: generation.model };
+}
+
 async function vectorCandidates(models: ReadModels, request: ParsedCandidatesRequest, limit: number) {
   try {
-    const generation = await models.vector.servingGeneration();
-    const [vector] = await models.queryEmbedder.embed([request.query]);
-    const hits = await models.vectorStore.search(
-      generation,
-      vector as number[],
-      vectorFilter(request.principal, request.filters, models.now()),
-      limit,
-    );
-    return { hits, model: generation.model };
+    return await onActiveGeneration(() => vectorOnce(models, request, limit));
   } catch (error) {
     throw readModelError("vector", error);
   }

@@ -21,3 +21,24 @@ export function readModelError(projection: ProjectionName, error: unknown): Cair
     cause: error,
   });
 }
+
+/** An index or table of a generation that a rebuild has just dropped. */
+function isDroppedGeneration(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return (
+    /unknown index name|no such index/i.test(error.message) || (error as { code?: unknown }).code === "42P01"
+  );
+}
+
+/**
+ * Runs a read against the active generation; if a rebuild dropped that generation while the
+ * read was in flight, runs it once more (it then reads the new active generation).
+ */
+export async function onActiveGeneration<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!isDroppedGeneration(error)) throw error;
+    return read();
+  }
+}

@@ -12,6 +12,7 @@ import {
 } from "@cairn/contracts";
 import { createDatabasePool, migrateToLatest } from "@cairn/event-store";
 import { type ServiceHandle, startService } from "@cairn/service-runtime";
+import { waitFor } from "@cairn/testing";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import type pg from "pg";
@@ -54,9 +55,11 @@ export function searchEnv(infra: SearchInfra, extra: Record<string, string> = {}
     CAIRN_NATS_URL: infra.natsUrl,
     CAIRN_REDIS_PREFIX: infra.redisPrefix,
     CAIRN_LOG_LEVEL: "silent",
+    CAIRN_METRICS_PORT: "off",
     CAIRN_SEARCH_RETRY_BASE_MS: "50",
     CAIRN_SEARCH_RETRY_MAX_MS: "500",
-    CAIRN_SEARCH_CATCH_UP_MS: "1000",
+    // Off: tests see what the consumers do; the periodic catch-up has its own test.
+    CAIRN_SEARCH_CATCH_UP_MS: "0",
     ...extra,
   };
 }
@@ -66,7 +69,7 @@ export async function startSearchUnderTest(
   options: StartSearchOptions = {},
 ): Promise<SearchUnderTest> {
   await migrateToLatest(infra.databaseUrl);
-  const client = await connect({ servers: infra.natsUrl });
+  const client = await connect({ servers: infra.natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
   if (!options.keepStream) await freshEventStream(client);
   const pool = createDatabasePool({ connectionString: infra.databaseUrl, max: 4 });
   const env = searchEnv(infra, options.env);
@@ -94,7 +97,12 @@ export async function startSearchUnderTest(
     status: (req = {}) => request<SearchStatusReply>(searchSubjects.status, req),
     async settle(timeoutMs = 15_000) {
       const last = await log.lastPosition();
-      await under.status({ afterPosition: last, waitTimeoutMs: timeoutMs });
+      // The service may still be reconnecting to NATS (no responder yet): ask again.
+      await waitFor(() => under.status({ afterPosition: last, waitTimeoutMs: Math.min(timeoutMs, 5000) }), {
+        timeoutMs,
+        intervalMs: 100,
+        description: `both projections to reach position ${last}`,
+      });
       return last;
     },
     async stopService() {

@@ -39,6 +39,7 @@ export function createLexicalProjection(options: { store: LexicalStore; pool: pg
         checkpoint: b.checkpoint,
       }));
     },
+    leftoverGenerations: () => store.leftoverGenerations(),
     createGeneration: (token) => store.createGeneration(token),
     claimGeneration: (g, token) => store.claimGeneration(g, token),
     prepareToServe: async () => {},

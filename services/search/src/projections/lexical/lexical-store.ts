@@ -38,6 +38,8 @@ export type LexicalStore = {
   createGeneration(token: string): Promise<number>;
   /** Generations being built (not active), for resuming an interrupted rebuild. */
   buildingGenerations(): Promise<LexicalGenerationInfo[]>;
+  /** Generations that are neither active nor being built (left by a switch that did not drop them). */
+  leftoverGenerations(): Promise<number[]>;
   /** Takes over a building generation (a rerun of an interrupted rebuild). */
   claimGeneration(generation: number, token: string): Promise<void>;
   checkpoint(generation: number): Promise<number>;
@@ -165,6 +167,16 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
         const [builder, checkpoint] = await redis.mget(builderKey(g), checkpointKey(g));
         if (builder === null || builder === undefined) continue;
         out.push({ generation: g, builder, checkpoint: Number(checkpoint ?? 0) });
+      }
+      return out;
+    },
+    async leftoverGenerations() {
+      const last = Number((await redis.get(counterKey)) ?? 0);
+      const active = await store.activeGeneration();
+      const out: number[] = [];
+      for (let g = 1; g <= last; g += 1) {
+        if (g === active || (await redis.exists(builderKey(g))) === 1) continue;
+        if ((await redis.exists(checkpointKey(g))) === 1 || (await indexExists(g))) out.push(g);
       }
       return out;
     },

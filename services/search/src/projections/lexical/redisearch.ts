@@ -90,7 +90,8 @@ return 'ok'
 
 /**
  * Makes generation `to` the active one, only if `from` is still active, nothing was applied
- * to `from` since the switch was prepared, and `to` reached the same checkpoint.
+ * to `from` since the switch was prepared (its checkpoint is still ARGV[3]), and `to` has
+ * reached at least that checkpoint. Live events `to` already holds are then duplicates.
  * KEYS: active pointer, checkpoint of from, checkpoint of to, builder of to, pause.
  * ARGV: from, to, checkpoint, pause token.
  */
@@ -100,7 +101,7 @@ if active == false then active = '' end
 if active ~= ARGV[1] then return 'moved' end
 local fromCk = redis.call('GET', KEYS[2]) or '0'
 local toCk = redis.call('GET', KEYS[3]) or '0'
-if fromCk ~= ARGV[3] or toCk ~= ARGV[3] then return 'behind' end
+if fromCk ~= ARGV[3] or tonumber(toCk) < tonumber(ARGV[3]) then return 'behind' end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('DEL', KEYS[4])
 if redis.call('GET', KEYS[5]) == ARGV[4] then redis.call('DEL', KEYS[5]) end

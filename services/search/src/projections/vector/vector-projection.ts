@@ -109,6 +109,9 @@ export function createVectorProjection(options: {
         .filter((b) => b.model === embedder.model)
         .map((b) => ({ generation: b.generation, checkpoint: b.checkpoint }));
     },
+    async leftoverGenerations() {
+      return (await store.retiredGenerations()).map((g) => g.generation);
+    },
     async createGeneration(token) {
       return (await store.createGeneration(embedder.model, await embedder.dimensions(), token)).generation;
     },

@@ -44,6 +44,7 @@ export type VectorStore = {
     options?: { indexed?: boolean },
   ): Promise<VectorGeneration>;
   buildingGenerations(): Promise<VectorGeneration[]>;
+  retiredGenerations(): Promise<VectorGeneration[]>;
   claimGeneration(generation: number, token: string): Promise<void>;
   generation(generation: number): Promise<VectorGeneration | null>;
   checkpoint(generation: number): Promise<number>;
@@ -192,6 +193,12 @@ export function createVectorStore(options: { pool: pg.Pool }): VectorStore {
       );
       return rows.map(toGeneration);
     },
+    async retiredGenerations() {
+      const { rows } = await pool.query<GenerationRow>(
+        `select ${generationColumns} from cairn_search.vector_generations where status = 'retired' order by generation`,
+      );
+      return rows.map(toGeneration);
+    },
     async claimGeneration(generation, token) {
       await pool.query("update cairn_search.vector_generations set builder = $2 where generation = $1", [
         generation,
@@ -319,11 +326,11 @@ export function createVectorStore(options: { pool: pg.Pool }): VectorStore {
         const activated = await client.query(
           `update cairn_search.vector_generations
               set status = 'active', builder = null, activated_at = now()
-            where generation = $1 and status = 'building' and builder = $2 and checkpoint = $3`,
+            where generation = $1 and status = 'building' and builder = $2 and checkpoint >= $3`,
           [to, token, checkpoint],
         );
         if (activated.rowCount === 0)
-          throw new Error(`generation ${to} is not at ${checkpoint} or not ours to switch`);
+          throw new Error(`generation ${to} is behind ${checkpoint} or not ours to switch`);
         await client.query("delete from cairn_search.pauses where projection = $1 and token = $2", [
           pauseProjection,
           token,
