@@ -1,4 +1,9 @@
-import { createDatabasePool, createEventStore, migrateToLatest } from "@cairn/event-store";
+import {
+  createDatabasePool,
+  createEventStore,
+  createMemoryKeyStore,
+  migrateToLatest,
+} from "@cairn/event-store";
 import type { ServiceDefinition } from "@cairn/service-runtime";
 import { loadTokenSecret } from "./commands/load-token-secret.ts";
 import { serveIngestCommands } from "./commands/serve-ingest-commands.ts";
@@ -23,7 +28,8 @@ export const ingestService: ServiceDefinition<typeof ingestEnvSchema> = {
     );
     const store = createEventStore(pool);
     const tokenSecret = await loadTokenSecret(pool, env.CAIRN_TOKEN_SECRET);
-    const subscriptions = serveIngestCommands(nc, { store, tokenSecret }, logger);
+    const keys = createMemoryKeyStore(pool);
+    const subscriptions = serveIngestCommands(nc, { store, tokenSecret, keys }, logger);
     const relay =
       env.CAIRN_RELAY === "1"
         ? startRelay({ pool, databaseUrl: env.CAIRN_DATABASE_URL, databaseRole: role, nc, logger })

@@ -7,6 +7,7 @@ import {
   type CairnEvent,
   type EventMeta,
   type IngestCommandName,
+  type MaintenanceCommandName,
   type MemoryDocument,
   type NewEvent,
   type Principal,
@@ -21,6 +22,7 @@ import {
   type EventStore,
   type ExpectedVersion,
   isReservationTakenError,
+  type MemoryKeyStore,
   type Reservations,
 } from "@cairn/event-store";
 import { currentTraceContext } from "@cairn/telemetry";
@@ -33,8 +35,13 @@ export type IngestDeps = {
   store: EventStore;
   /** Secret for dry-run tokens; the same in every ingest copy. */
   tokenSecret: Uint8Array;
+  /** Content keys of memories (crypto-shredding); the service always has them. */
+  keys?: MemoryKeyStore;
   now?: () => Date;
 };
+
+/** Every command ingest answers: the agents' ones and the maintenance ones. */
+export type CommandName = IngestCommandName | MaintenanceCommandName;
 
 /** The most events one command writes (a supersede with its key links); bounds the idempotency lookup. */
 const maxEventsPerCommand = 80;
@@ -67,7 +74,7 @@ export type PlannedAppend = {
 };
 
 export class CommandContext {
-  readonly name: IngestCommandName;
+  readonly name: CommandName;
   readonly principal: Principal;
   readonly now: Date;
   readonly meta: EventMeta;
@@ -75,7 +82,7 @@ export class CommandContext {
   readonly #idempotencyKey: string | undefined;
   #nextEvent = 0;
 
-  constructor(deps: IngestDeps, name: IngestCommandName, command: CommandBase) {
+  constructor(deps: IngestDeps, name: CommandName, command: CommandBase) {
     this.#deps = deps;
     this.name = name;
     this.principal = command.principal;
@@ -97,6 +104,13 @@ export class CommandContext {
 
   get tokenSecret(): Uint8Array {
     return this.#deps.tokenSecret;
+  }
+
+  /** The content key store, or `internal` when this ingest was started without one. */
+  get keys(): MemoryKeyStore {
+    const keys = this.#deps.keys;
+    if (!keys) throw new CairnError("internal", "ingest runs without a content key store");
+    return keys;
   }
 
   #derived(kind: string, index: number): string | undefined {

@@ -44,6 +44,8 @@ export async function recordNew(
     promotedFrom?: string | null;
     alsoAppend?: PlannedAppend[];
     id?: string;
+    /** A consolidation: the memories it is made from, and its level. */
+    consolidation?: { from: string[]; level: number };
   } = {},
 ): Promise<WriteResult> {
   requireScope(ctx, scope);
@@ -58,6 +60,9 @@ export async function recordNew(
       agent: extra.agent ?? ctx.principal.agent,
       supersedes: extra.supersedes ?? null,
       promotedFrom: extra.promotedFrom ?? null,
+      ...(extra.consolidation
+        ? { consolidatedFrom: extra.consolidation.from, level: extra.consolidation.level }
+        : {}),
     },
   });
   const { append, after } = ctx.memoryAppend(id, initialMemoryState, events, "no_stream");
@@ -103,13 +108,13 @@ export async function transition(
   return ctx.commit([append]);
 }
 
-type TwoStep = { dryRun: boolean; token?: string | undefined };
+export type TwoStep = { dryRun: boolean; token?: string | undefined };
 
 /**
  * The two steps of a destructive command: a dry run answers the plan and its token; an
  * execution needs a token made for exactly this plan (same versions, same parameters).
  */
-function planOrVerify(
+export function planOrVerify(
   ctx: CommandContext,
   command: TwoStep,
   plan: PlanItem[],
@@ -140,7 +145,7 @@ function planOrVerify(
   return undefined;
 }
 
-function item(doc: Existing["doc"], action: string): PlanItem {
+export function item(doc: Existing["doc"], action: string): PlanItem {
   return { id: doc.id, action, version: doc.version, slot: doc.slot };
 }
 

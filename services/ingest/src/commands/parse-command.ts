@@ -23,8 +23,13 @@ function pathOf(issue: z.core.$ZodIssue, key?: string): string {
  * anything else (`validation_failed`), each naming the field.
  */
 export function parseCommand<N extends IngestCommandName>(name: N, payload: unknown): IngestCommand<N> {
-  const parsed = ingestCommandSchemas[name].safeParse(payload);
-  if (parsed.success) return parsed.data as IngestCommand<N>;
+  return parseAgainst(name, ingestCommandSchemas[name], payload) as IngestCommand<N>;
+}
+
+/** Validates a command against a schema, with the same error translation as `parseCommand`. */
+export function parseAgainst<S extends z.ZodType>(name: string, schema: S, payload: unknown): z.infer<S> {
+  const parsed = schema.safeParse(payload);
+  if (parsed.success) return parsed.data;
   const issues = parsed.error.issues;
 
   const unknown = issues.flatMap((i) =>

@@ -1,10 +1,18 @@
 import { serveRpc } from "@cairn/bus";
-import { ingestCommandNames, ingestSubject, queueGroup } from "@cairn/contracts";
+import {
+  ingestCommandNames,
+  ingestSubject,
+  type MaintenanceCommandName,
+  maintenanceCommandSchemas,
+  maintenanceCommandSubject,
+  queueGroup,
+} from "@cairn/contracts";
 import type { Logger } from "@cairn/telemetry";
 import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 import { z } from "zod";
 import type { IngestDeps } from "./command-context.ts";
 import { executeIngestCommand } from "./execute-ingest-command.ts";
+import { executeMaintenanceCommand } from "./execute-maintenance-command.ts";
 
 // Validation happens in executeIngestCommand, which reports unknown fields and limits with
 // their own codes; the bus only decodes the JSON.
@@ -12,7 +20,7 @@ const anyPayload = z.unknown();
 
 /** Answers `cairn.ingest.<command>` for every command, in the ingest queue group. */
 export function serveIngestCommands(nc: NatsConnection, deps: IngestDeps, logger: Logger): Subscription[] {
-  return ingestCommandNames.map((name) =>
+  const agentCommands = ingestCommandNames.map((name) =>
     serveRpc(nc, {
       subject: ingestSubject(name),
       queue: queueGroup("ingest"),
@@ -21,4 +29,15 @@ export function serveIngestCommands(nc: NatsConnection, deps: IngestDeps, logger
       logger,
     }),
   );
+  const maintenanceCommands = (Object.keys(maintenanceCommandSchemas) as MaintenanceCommandName[]).map(
+    (name) =>
+      serveRpc(nc, {
+        subject: maintenanceCommandSubject(name),
+        queue: queueGroup("ingest"),
+        schema: anyPayload,
+        handler: (payload) => executeMaintenanceCommand(deps, name, payload),
+        logger,
+      }),
+  );
+  return [...agentCommands, ...maintenanceCommands];
 }

@@ -3,7 +3,8 @@
 // it. Both are pure; the command handlers do the I/O around them.
 //
 // Lifecycles:
-//   memory    active → superseded | archived | deleted; archived | deleted → active (restore)
+//   memory    active → superseded | archived | deleted; archived | deleted → active (restore);
+//             deleted → purged (content key destroyed; final: status stays deleted, text empty)
 //   proposal  pending → promoted | rejected
 //   handoff   active → completed
 import {
@@ -33,6 +34,7 @@ export type MemoryDecision =
   | { type: "restore"; reason: Reason }
   | { type: "invalidate"; invalidAt: string | null; reason: Reason }
   | { type: "verify"; verifiedAt: string; note: Reason }
+  | { type: "purge"; reason: Reason; runId: string | null }
   | { type: "promote"; memoryId: string }
   | { type: "reject"; reason: Reason }
   | { type: "complete"; summary: Reason };
@@ -49,6 +51,7 @@ type MemoryEvent = Extract<
       | "memory.restored"
       | "memory.invalidated"
       | "memory.verified"
+      | "memory.purged"
       | "proposal.submitted"
       | "proposal.revised"
       | "proposal.promoted"
@@ -117,6 +120,9 @@ export function evolveMemory(state: MemoryState, stored: StoredEvent): MemorySta
       return next({ ...doc, invalidAt: event.data.invalidAt });
     case "memory.verified":
       return next({ ...doc, verifiedAt: event.data.verifiedAt });
+    case "memory.purged":
+      // The sealed text cannot be opened any more; the state says so instead of holding noise.
+      return next({ ...doc, content: "", title: "", entities: [], purgedAt: at });
     case "proposal.promoted":
       return next({ ...doc, status: "promoted", promotedTo: event.data.memoryId });
     case "proposal.rejected":
@@ -219,6 +225,7 @@ export function decideMemory(state: MemoryState, decision: MemoryDecision): Cair
       if (doc.status !== "archived" && doc.status !== "deleted") {
         refuse(doc, "restore", "only an archived or deleted memory can be restored");
       }
+      if (doc.purgedAt) refuse(doc, "restore", "it was purged: its content is gone for good");
       if (doc.supersededBy !== null) {
         refuse(
           doc,
@@ -238,6 +245,12 @@ export function decideMemory(state: MemoryState, decision: MemoryDecision): Cair
       requireTier(doc, "memory", "verify");
       if (doc.status !== "active") refuse(doc, "verify", "only an active memory can be verified");
       return [{ type: "memory.verified", data: { verifiedAt: decision.verifiedAt, note: decision.note } }];
+    case "purge":
+      requireTier(doc, "memory", "purge");
+      if (doc.status !== "deleted")
+        refuse(doc, "purge", "only a deleted memory can be purged; delete it first");
+      if (doc.purgedAt) refuse(doc, "purge", "it is purged already");
+      return [{ type: "memory.purged", data: { reason: decision.reason, runId: decision.runId } }];
     case "promote":
       requireTier(doc, "proposal", "promote");
       if (doc.status !== "pending") refuse(doc, "promote", "only a pending proposal can be promoted");
