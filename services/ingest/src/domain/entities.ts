@@ -8,7 +8,7 @@ import { dict } from "@node-rs/jieba/dict.js";
 import nlp from "compromise";
 
 /** compromise is linear but not cheap; names are nearly always in the first few thousand characters. */
-const nlpMaxChars = 6000;
+const nlpMaxChars = 3000;
 const maxEntities = 64;
 
 let jieba: Jieba | undefined;

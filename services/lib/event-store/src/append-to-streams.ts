@@ -32,14 +32,18 @@ export type AppendResult = {
 };
 
 /**
- * Every append takes this transaction-scoped lock before it writes anything, so appends
- * commit one after another: a position is taken only after every lower one has committed
- * or aborted, transaction ids grow in the same order, and a reader's position checkpoint
- * can never step over an event that commits later. The cost is one commit at a time
- * (see `pnpm bench ingest` for what that allows on a machine); the readers' `xmin` guard
- * stays as a second line of defence against any writer that bypasses this function.
+ * The lock `cairn_append` (infra/migrations) holds while it takes the transaction id and the
+ * positions of an append. Among appends, transaction id order and position order therefore
+ * agree; readers read only below the oldest running transaction (`pg_snapshot_xmin`) in
+ * (transaction_id, position) order, so a position checkpoint never steps over an event that
+ * commits later. The lock is released before the commit: concurrent commits overlap.
  */
 export const appendLockKey = 0x4341_4952_4e01n; // "CAIRN" + 1
+
+/** Postgres unique_violation: a concurrent append committed the same version, event id or key first. */
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === "23505";
+}
 
 type ExistingEventRow = {
   kind: "event";
@@ -48,22 +52,6 @@ type ExistingEventRow = {
   version: number;
   position: string;
 };
-type StreamVersionRow = {
-  kind: "stream";
-  event_id: null;
-  stream_id: string;
-  version: number;
-  position: null;
-};
-
-function checkExpected(input: AppendInput, actual: number): void {
-  const expected = input.expectedVersion;
-  if (expected === "any") return;
-  if (expected === "no_stream" ? actual !== 0 : actual !== expected) {
-    throw new VersionConflictError(input.streamId, expected, actual);
-  }
-}
-
 /** Results of a retried append, rebuilt from the events it wrote the first time. */
 function originalResults(inputs: readonly AppendInput[], existing: ExistingEventRow[]): AppendResult[] {
   const byId = new Map(existing.map((row) => [row.event_id, row]));
@@ -97,123 +85,91 @@ export async function appendToStreams(
   }
   const eventIds = inputs.flatMap((i) => i.events.map((e) => e.eventId));
   if (new Set(eventIds).size !== eventIds.length) throw new Error("appendToStreams: duplicate event ids");
-
-  const client = await pool.connect();
-  // A connection whose transaction could not be rolled back is not handed back to the pool.
-  let broken: Error | undefined;
-  try {
+  // A concurrent append that was not yet committed when this one checked versions, event ids
+  // and reservations surfaces as a unique violation (after it committed). Checking again then
+  // gives the right answer: a version conflict, the original result of a retry, a taken key,
+  // or (for expectedVersion "any") simply the next version.
+  for (let attempt = 1; ; attempt += 1) {
     try {
-      await client.query(`begin; select pg_advisory_xact_lock(${appendLockKey})`);
+      return await appendOnce(pool, inputs);
     } catch (error) {
-      broken = error as Error;
-      throw error;
+      if (!isUniqueViolation(error) || attempt >= 20) throw error;
     }
-    try {
-      const { rows } = await client.query<ExistingEventRow | StreamVersionRow>(
-        `select 'event' as kind, event_id::text, stream_id, version, position
-           from cairn_events where event_id = any($1::uuid[])
-         union all
-         select 'stream', null, stream_id, max(version), null
-           from cairn_events where stream_id = any($2::text[]) group by stream_id`,
-        [eventIds, streamIds],
-      );
-      const existing = rows.filter((r): r is ExistingEventRow => r.kind === "event");
-      if (existing.length > 0) {
-        if (existing.length !== eventIds.length) throw new EventIdReuseError(existing.map((r) => r.event_id));
-        const results = originalResults(inputs, existing);
-        await client.query("rollback");
-        return results;
-      }
-      const versions = new Map(
-        rows.filter((r): r is StreamVersionRow => r.kind === "stream").map((r) => [r.stream_id, r.version]),
-      );
-      for (const input of inputs) checkExpected(input, versions.get(input.streamId) ?? 0);
-
-      for (const input of inputs) {
-        const release = input.reservations?.release ?? [];
-        if (release.length > 0) {
-          await client.query(
-            "delete from cairn_reservations where key = any($1::text[]) and stream_id = $2",
-            [release, input.streamId],
-          );
-        }
-      }
-      for (const input of inputs) {
-        const claim = [...new Set(input.reservations?.claim ?? [])];
-        if (claim.length === 0) continue;
-        const { rows: holders } = await client.query<{ key: string; stream_id: string }>(
-          `with wanted as (select unnest($1::text[]) as key),
-                claimed as (
-                  insert into cairn_reservations (key, stream_id) select key, $2 from wanted
-                  on conflict (key) do nothing returning key)
-           select r.key, r.stream_id from cairn_reservations r
-            where r.key = any($1::text[]) and not exists (select 1 from claimed c where c.key = r.key)`,
-          [claim, input.streamId],
-        );
-        const taken = holders.find((h) => h.stream_id !== input.streamId);
-        if (taken) throw new ReservationTakenError(taken.key, taken.stream_id);
-      }
-
-      const columns = {
-        eventId: [] as string[],
-        streamId: [] as string[],
-        streamType: [] as string[],
-        version: [] as number[],
-        type: [] as string[],
-        schemaVersion: [] as number[],
-        data: [] as string[],
-        meta: [] as string[],
-      };
-      for (const input of inputs) {
-        let version = versions.get(input.streamId) ?? 0;
-        const meta = JSON.stringify(input.meta);
-        for (const event of input.events) {
-          version += 1;
-          columns.eventId.push(event.eventId);
-          columns.streamId.push(input.streamId);
-          columns.streamType.push(input.streamType);
-          columns.version.push(version);
-          columns.type.push(event.type);
-          columns.schemaVersion.push(currentSchemaVersion[event.type]);
-          columns.data.push(JSON.stringify(event.data));
-          columns.meta.push(meta);
-        }
-      }
-      const positionsById = new Map<string, number>();
-      if (columns.eventId.length > 0) {
-        const { rows: inserted } = await client.query<{ position: string; event_id: string }>(
-          `insert into cairn_events (event_id, stream_id, stream_type, version, type, schema_version, data, meta)
-           select e.event_id, e.stream_id, e.stream_type, e.version, e.type, e.schema_version, e.data, e.meta
-             from unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[])
-                  with ordinality as e(event_id, stream_id, stream_type, version, type, schema_version, data, meta, ord)
-            order by e.ord
-           returning position, event_id::text`,
-          [
-            columns.eventId,
-            columns.streamId,
-            columns.streamType,
-            columns.version,
-            columns.type,
-            columns.schemaVersion,
-            columns.data,
-            columns.meta,
-          ],
-        );
-        for (const row of inserted) positionsById.set(row.event_id, Number(row.position));
-      }
-      await client.query("commit");
-      return inputs.map((input) => ({
-        streamId: input.streamId,
-        nextVersion: (versions.get(input.streamId) ?? 0) + input.events.length,
-        positions: input.events.map((e) => positionsById.get(e.eventId) as number),
-      }));
-    } catch (error) {
-      await client.query("rollback").catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
-      throw error;
-    }
-  } finally {
-    client.release(broken ?? false);
   }
+}
+
+type AppendRow = {
+  stream_id: string;
+  event_id: string | null;
+  version: number;
+  event_position: string | null;
+  replayed: boolean;
+};
+
+function detailOf(error: unknown): Record<string, unknown> {
+  try {
+    return JSON.parse((error as { detail?: string }).detail ?? "{}") as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** One call of `cairn_append`, committed on its own (one round trip). */
+async function appendOnce(pool: pg.Pool, inputs: readonly AppendInput[]): Promise<AppendResult[]> {
+  const payload = inputs.map((input) => ({
+    streamId: input.streamId,
+    streamType: input.streamType,
+    expectedVersion: input.expectedVersion,
+    meta: input.meta,
+    claim: input.reservations?.claim ?? [],
+    release: input.reservations?.release ?? [],
+    events: input.events.map((e) => ({
+      eventId: e.eventId,
+      type: e.type,
+      schemaVersion: currentSchemaVersion[e.type],
+      data: e.data,
+    })),
+  }));
+  let rows: AppendRow[];
+  try {
+    ({ rows } = await pool.query<AppendRow>("select * from cairn_append($1::jsonb)", [
+      JSON.stringify(payload),
+    ]));
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const detail = detailOf(error);
+    if (code === "CA001") {
+      throw new VersionConflictError(
+        String(detail.streamId),
+        detail.expectedVersion as ExpectedVersion,
+        Number(detail.actualVersion),
+      );
+    }
+    if (code === "CA002") throw new ReservationTakenError(String(detail.key), String(detail.holderStreamId));
+    if (code === "CA003") throw new EventIdReuseError((detail.eventIds as string[] | undefined) ?? []);
+    throw error;
+  }
+  if (rows.some((r) => r.replayed)) {
+    return originalResults(
+      inputs,
+      rows.map((r) => ({
+        kind: "event",
+        event_id: r.event_id as string,
+        stream_id: r.stream_id,
+        version: r.version,
+        position: r.event_position as string,
+      })),
+    );
+  }
+  const positionsById = new Map(
+    rows.filter((r) => r.event_id !== null).map((r) => [r.event_id, Number(r.event_position)]),
+  );
+  const versionByStream = new Map(
+    rows.filter((r) => r.event_id === null).map((r) => [r.stream_id, r.version]),
+  );
+  return inputs.map((input) => ({
+    streamId: input.streamId,
+    nextVersion: versionByStream.get(input.streamId) ?? 0,
+    positions: input.events.map((e) => positionsById.get(e.eventId) as number),
+  }));
 }

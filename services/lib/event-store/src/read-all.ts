@@ -7,9 +7,9 @@ import { type EventRow, eventColumns, rowToEvent } from "./row-to-event.ts";
  *
  * Only rows written by transactions older than the oldest one still running
  * (`pg_snapshot_xmin`) are read: a transaction that took a position but has not committed
- * yet holds every later row back until it commits or aborts. Appends take one lock for their
- * whole transaction (see append-to-streams.ts), so (transaction_id, position) order and
- * position order agree, and a position is a safe checkpoint.
+ * yet holds every later row back until it commits or aborts. Appends take their transaction
+ * id and positions under one lock (see append-to-streams.ts), so (transaction_id, position)
+ * order and position order agree, and a position is a safe checkpoint.
  */
 export async function readAll(
   db: pg.Pool | pg.ClientBase,

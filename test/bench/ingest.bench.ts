@@ -1,0 +1,272 @@
+// `pnpm bench ingest [--json] [--seconds 10] [--concurrency 32] [--copies 1] [--no-fsync]`
+//
+// Sustained writes per second through the ingest service as a person runs it: ingest as
+// separate processes (`node services/ingest/src/main.ts`), commands over NATS request/reply,
+// appended to a throwaway Postgres (fsync on unless --no-fsync) and relayed to JetStream.
+// Reports acknowledged writes/s, writes/s including the relay (until the last event is in
+// JetStream), p50/p99 write latency, and checks every event reached JetStream exactly once.
+import { type ChildProcess, spawn } from "node:child_process";
+import { cpus, totalmem } from "node:os";
+import { fileURLToPath } from "node:url";
+import { connectBus, requestRpc } from "@cairn/bus";
+import {
+  eventStreamName,
+  healthSubject,
+  ingestSubject,
+  type Principal,
+  type WriteResult,
+} from "@cairn/contracts";
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import pg from "pg";
+// The fixtures' own modules: the package index also loads vitest's `infraTest`, which only
+// works inside a vitest run.
+import { startNats } from "../../services/lib/testing/src/nats.ts";
+import { startPostgres } from "../../services/lib/testing/src/postgres.ts";
+import { waitFor } from "../../services/lib/testing/src/wait-for.ts";
+import { percentile, progress, type Row, report } from "./lib/report.ts";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+function option(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(`--${name}`);
+  const value = i >= 0 ? Number(args[i + 1]) : fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
+  return value;
+}
+
+const principal: Principal = { tenant: "bench", agent: "bench-agent", role: "agent", primary: false };
+const topics = [
+  "deploys",
+  "database",
+  "testing",
+  "observability",
+  "security",
+  "frontend",
+  "billing",
+  "search",
+];
+
+function content(i: number): string {
+  const topic = topics[i % topics.length];
+  return (
+    `Decision ${i} about ${topic}: Alice Smith and the platform team agreed to keep PostgreSQL 16 ` +
+    `with pgvector for ${topic}, run \`pnpm test\` before merging, and watch the p99 latency in Grafana. ` +
+    `See [[${topic}-runbook]] and services/${topic}/src/main.ts; it works well and the team is happy with it.`
+  );
+}
+
+type Phase = {
+  name: string;
+  latencies: number[];
+  writes: number;
+  errors: number;
+  seconds: number;
+  relayedSeconds: number;
+};
+
+async function lastPositionInLog(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ max: string | null }>("select max(position) as max from cairn_events");
+  return Number(rows[0]?.max ?? 0);
+}
+
+async function lastPositionInJetStream(nc: NatsConnection): Promise<{ position: number; messages: number }> {
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.streams.info(eventStreamName).catch(() => undefined);
+  if (!info || info.state.messages === 0) return { position: 0, messages: 0 };
+  const last = await jsm.streams.getMessage(eventStreamName, { seq: info.state.last_seq });
+  return { position: Number(last?.header.get("Cairn-Position") ?? 0), messages: info.state.messages };
+}
+
+async function runPhase(
+  name: string,
+  seconds: number,
+  concurrency: number,
+  nc: NatsConnection,
+  pool: pg.Pool,
+  write: (worker: number, n: number) => Promise<WriteResult>,
+): Promise<Phase> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  let next = 0;
+  const ticker = setInterval(
+    () => progress(name, Math.round((performance.now() - started) / 1000), seconds, started),
+    1000,
+  );
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      while (performance.now() < deadline) {
+        const n = next;
+        next += 1;
+        const t0 = performance.now();
+        try {
+          await write(worker, n);
+          latencies.push(performance.now() - t0);
+        } catch {
+          errors += 1;
+        }
+      }
+    }),
+  );
+  clearInterval(ticker);
+  const acked = performance.now();
+  const target = await lastPositionInLog(pool);
+  await waitFor(async () => (await lastPositionInJetStream(nc)).position >= target, {
+    timeoutMs: 120_000,
+    intervalMs: 20,
+    description: "the relay to publish every event",
+  });
+  const relayed = performance.now();
+  return {
+    name,
+    latencies,
+    writes: latencies.length,
+    errors,
+    seconds: (acked - started) / 1000,
+    relayedSeconds: (relayed - started) / 1000,
+  };
+}
+
+export async function run(args: string[]): Promise<void> {
+  const seconds = option(args, "seconds", 10);
+  const concurrency = option(args, "concurrency", 32);
+  const copies = option(args, "copies", 1);
+  const fsync = !args.includes("--no-fsync");
+  process.stderr.write(`starting Postgres (fsync ${fsync ? "on" : "off"}) and NATS...\n`);
+  const postgres = await startPostgres({ settings: { fsync: fsync ? "on" : "off" } });
+  const nats = await startNats();
+  const children: ChildProcess[] = [];
+  let nc: NatsConnection | undefined;
+  let pool: pg.Pool | undefined;
+  try {
+    const databaseUrl = await postgres.createDatabase("bench");
+    pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    nc = await connectBus({ url: nats.url, name: "bench-ingest" });
+    const client = nc;
+    for (let i = 0; i < copies; i += 1) {
+      const child = spawn(process.execPath, ["services/ingest/src/main.ts"], {
+        cwd: root,
+        env: {
+          ...process.env,
+          CAIRN_DATABASE_URL: databaseUrl,
+          CAIRN_NATS_URL: nats.url,
+          CAIRN_LOG_LEVEL: "warn",
+          CAIRN_INSTANCE: `ingest-bench-${i}`,
+          // The first copy brings the schema up; the others start once it answers.
+          CAIRN_MIGRATE_ON_START: i === 0 ? "1" : "0",
+        },
+        stdio: ["ignore", "inherit", "inherit"],
+      });
+      children.push(child);
+      await waitFor(() => requestRpc(client, healthSubject("ingest"), {}, { timeoutMs: 1000 }), {
+        timeoutMs: 30_000,
+        description: "ingest to answer its health check",
+      });
+    }
+    const send = (name: Parameters<typeof ingestSubject>[0], payload: unknown) =>
+      requestRpc<WriteResult>(client, ingestSubject(name), payload, { timeoutMs: 30_000 });
+
+    // Warm up (JIT, connection pools, the NLP models) before measuring.
+    for (let i = 0; i < 50; i += 1) {
+      await send("memory.create", {
+        principal,
+        memory: { slot: `warm-${i}`, content: `warm up ${i} ${content(i)}` },
+      });
+    }
+
+    const create = await runPhase("create", seconds, concurrency, client, pool, (_w, n) =>
+      send("memory.create", {
+        principal,
+        memory: {
+          slot: `bench-${n}`,
+          kind: "decision",
+          content: content(n),
+          keys: [topics[n % topics.length]],
+        },
+      }),
+    );
+
+    // Each worker revises its own memory with the version token it got back.
+    const owned = await Promise.all(
+      Array.from({ length: concurrency }, (_, w) =>
+        send("memory.create", {
+          principal,
+          memory: { slot: `owned-${w}`, content: `owned ${w} ${content(w)}` },
+        }),
+      ),
+    );
+    const versions = owned.map((o) => o.version);
+    const update = await runPhase("update", seconds, concurrency, client, pool, async (w, n) => {
+      const result = await send("memory.update", {
+        principal,
+        id: owned[w]?.id,
+        expectedVersion: versions[w],
+        changes: { content: `revision ${n}: ${content(n)}` },
+      });
+      versions[w] = result.version;
+      return result;
+    });
+
+    const { rows } = await pool.query<{ count: string }>("select count(*) from cairn_events");
+    const inLog = Number(rows[0]?.count);
+    const { messages } = await lastPositionInJetStream(client);
+    const phases = [create, update];
+    const rowsOut: Row[] = phases.map((p) => ({
+      phase: p.name,
+      writes: p.writes,
+      errors: p.errors,
+      "acked writes/s": Math.round(p.writes / p.seconds),
+      "relayed writes/s": Math.round(p.writes / p.relayedSeconds),
+      "p50 ms": Number(percentile(p.latencies, 50).toFixed(2)),
+      "p99 ms": Number(percentile(p.latencies, 99).toFixed(2)),
+    }));
+    const summary = {
+      bench: "ingest",
+      seconds,
+      concurrency,
+      copies,
+      fsync,
+      cpus: cpus().length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      eventsInLog: inLog,
+      eventsInJetStream: messages,
+      relayedExactlyOnce: inLog === messages,
+      phases: Object.fromEntries(
+        phases.map((p) => [
+          p.name,
+          {
+            writes: p.writes,
+            errors: p.errors,
+            ackedPerSecond: Math.round(p.writes / p.seconds),
+            relayedPerSecond: Math.round(p.writes / p.relayedSeconds),
+            p50Ms: Number(percentile(p.latencies, 50).toFixed(2)),
+            p99Ms: Number(percentile(p.latencies, 99).toFixed(2)),
+          },
+        ]),
+      ),
+    };
+    report(
+      `ingest: ${copies} ingest process(es), ${concurrency} concurrent clients, ${seconds} s per phase, fsync ${
+        fsync ? "on" : "off"
+      }, ${cpus().length} CPUs; ${inLog} events in the log, ${messages} in JetStream (exactly once: ${
+        inLog === messages ? "yes" : "NO"
+      })`,
+      rowsOut,
+      summary,
+      args,
+    );
+  } finally {
+    for (const child of children) child.kill("SIGTERM");
+    await Promise.all(
+      children.map(
+        (c) => new Promise((resolve) => (c.exitCode !== null ? resolve(null) : c.once("exit", resolve))),
+      ),
+    );
+    await nc?.close();
+    await pool?.end();
+    await nats.stop();
+    await postgres.stop();
+  }
+}
