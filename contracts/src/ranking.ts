@@ -104,7 +104,10 @@ export type RerankRequest = z.input<typeof RerankRequestSchema>;
 
 /** The named factors of a score; the score is their product. 1 means "no effect". */
 export const RankingFactorsSchema = z.object({
-  /** Retrieval relevance: the candidate's fused score, scaled so the best candidate is 1. */
+  /**
+   * Retrieval relevance, 0..1: the equal-weight fusion of the candidate's lexical score (BM25,
+   * re-scored by ranking) and vector similarity, each relative to the best candidate's.
+   */
   relevance: z.number(),
   decay: z.number(),
   sentiment: z.number(),
@@ -136,6 +139,8 @@ export const RankedResultSchema = CandidateSchema.extend({
   score: z.number(),
   factors: RankingFactorsSchema.optional(),
   signals: MemorySignalsSchema.optional(),
+  /** The two parts of `factors.relevance`, each relative to the best candidate's (explain only). */
+  relevance: z.object({ lexical: z.number(), vector: z.number() }).optional(),
 });
 export type RankedResult = z.infer<typeof RankedResultSchema>;
 

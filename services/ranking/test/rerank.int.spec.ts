@@ -15,7 +15,10 @@ async function storeTwo(
   h: Harness,
 ): Promise<[MemorySpec & { id: string }, MemorySpec & { id: string }, number]> {
   const first = { id: randomUUID(), content: "The staging database is rebuilt every Monday night." };
-  const second = { id: randomUUID(), content: "Staging database credentials rotate on Mondays." };
+  const second = {
+    id: randomUUID(),
+    content: "Staging database credentials for the reporting replica rotate every Monday.",
+  };
   await h.publish(recorded(first));
   const position = await h.publish(recorded(second));
   return [first, second, position];
@@ -85,7 +88,7 @@ describe("ranking.rerank", () => {
 
   test("decay: with time the fresher memory wins; weight 1 turns decay off", async ({ ranking: h }) => {
     const old = { id: randomUUID(), content: "Deploys go through the blue-green switch." };
-    const fresh = { id: randomUUID(), content: "Deploys go through the canary pipeline now." };
+    const fresh = { id: randomUUID(), content: "Deploys go through the canary release pipeline." };
     const oldAt = h.clock.now.toISOString();
     await h.publish(recorded(old));
     h.clock.now = new Date(h.clock.now.getTime() + 90 * 86_400_000);

@@ -3,8 +3,10 @@ import type { z } from "zod";
 import { skipReason } from "../expansion/skip-rules.ts";
 import { distinctTerms } from "../projections/memory-card/memory-card.ts";
 import { readTenantSettings } from "../projections/signals/signals-projection.ts";
+import { queryWeights } from "../rerank/lexical-relevance.ts";
 import { rerankCandidates } from "../rerank/rerank-candidates.ts";
-import { loadSignals } from "./load-signals.ts";
+import { scoringTerms, topicTerms } from "../text/analyze-text.ts";
+import { loadLexicalStats, loadSignals } from "./load-signals.ts";
 import { type RankingContext, waitForPosition } from "./ranking-context.ts";
 
 export async function handleRerank(
@@ -20,11 +22,21 @@ export async function handleRerank(
   if (skip) return { results: [], skip, position };
   const memories = request.candidates.map((c) => ({
     id: c.id,
-    terms: distinctTerms(`${c.document.title}\n${c.document.content}`),
+    terms: distinctTerms(scoringTerms(c.document.title, c.document.content)),
   }));
-  const signals = await loadSignals(ctx, tenant, memories);
+  const query = queryWeights(topicTerms(request.query), request.expansions.flatMap(topicTerms));
+  const [signals, stats] = await Promise.all([
+    loadSignals(ctx, tenant, memories),
+    loadLexicalStats(
+      ctx,
+      tenant,
+      query.map((q) => q.term),
+    ),
+  ]);
   const results = rerankCandidates({
     candidates: request.candidates,
+    query,
+    stats,
     signals,
     weights: { ...defaultRankingWeights, ...settings.rankingWeights },
     now,

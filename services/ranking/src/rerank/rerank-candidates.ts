@@ -7,8 +7,9 @@ import type {
   RankingFactors,
   RankingWeights,
 } from "@cairn/contracts";
-import { topicTerms } from "../text/analyze-text.ts";
+import { scoringTerms } from "../text/analyze-text.ts";
 import { diversify } from "./diversify.ts";
+import { bm25Score, type LexicalStats, relevanceOf, type WeightedTerm } from "./lexical-relevance.ts";
 import {
   ageInDays,
   boostFactor,
@@ -32,18 +33,15 @@ export const noSignals: CandidateSignals = {
 
 export type RerankInput = {
   candidates: Candidate[];
+  /** The query's (and expansions') weighted terms and the tenant's statistics, for relevance. */
+  query: WeightedTerm[];
+  stats: LexicalStats;
   signals: Map<string, CandidateSignals>;
   weights: RankingWeights & { decay?: number | undefined };
   now: Date;
   k: number;
   explain: boolean;
 };
-
-/** Retrieval relevance: the fused score relative to the best candidate's (1 for the best). */
-export function relevanceOf(candidates: Candidate[]): number[] {
-  const best = Math.max(0, ...candidates.map((c) => c.fused));
-  return candidates.map((c) => (best > 0 ? Math.max(0, c.fused) / best : 1));
-}
 
 /**
  * Age counts from the memory's last change or its last deliberate read, whichever is later:
@@ -91,16 +89,20 @@ export function product(factors: Omit<RankingFactors, "diversity">): number {
 }
 
 export function rerankCandidates(input: RerankInput): RankedResult[] {
-  const relevance = relevanceOf(input.candidates);
+  const documentTerms = input.candidates.map((c) => scoringTerms(c.document.title, c.document.content));
+  const lexical = documentTerms.map((terms) => bm25Score(input.query, terms, input.stats));
+  const parts = relevanceOf(input.candidates, lexical);
   const scored = input.candidates.map((candidate, i) => {
     const signals = input.signals.get(candidate.id) ?? noSignals;
-    const factors = factorsOf(candidate, relevance[i] ?? 0, signals, input.weights, input.now);
+    const relevance = parts[i] ?? { relevance: 0, lexical: 0, vector: 0 };
+    const factors = factorsOf(candidate, relevance.relevance, signals, input.weights, input.now);
     return {
       candidate,
       signals,
       factors,
+      relevance,
       score: product(factors),
-      terms: new Set(topicTerms(`${candidate.document.title}\n${candidate.document.content}`)),
+      terms: new Set(documentTerms[i]),
     };
   });
   return diversify(scored, input.k).map(({ index, diversity }) => {
@@ -109,6 +111,7 @@ export function rerankCandidates(input: RerankInput): RankedResult[] {
     if (input.explain) {
       result.factors = { ...item.factors, diversity };
       result.signals = { id: item.candidate.id, ...item.signals };
+      result.relevance = { lexical: item.relevance.lexical, vector: item.relevance.vector };
     }
     return result;
   });

@@ -1,7 +1,9 @@
 import type { Candidate, MemoryDocument } from "@cairn/contracts";
 import { defaultRankingWeights } from "@cairn/contracts";
 import { describe, expect, it } from "vitest";
+import { topicTerms } from "../text/analyze-text.ts";
 import { diversify, diversityFactor } from "./diversify.ts";
+import { queryWeights, relevanceOf } from "./lexical-relevance.ts";
 import { noSignals, rerankCandidates } from "./rerank-candidates.ts";
 
 const now = new Date("2025-06-01T00:00:00Z");
@@ -47,6 +49,8 @@ function candidate(
   return { id, document, lexical: { rank: 1, score: fused }, vector: null, fused };
 }
 
+const noQuery = { query: [], stats: { documents: 0, averageLength: 0, documentFrequency: new Map() } };
+
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
 
 describe("rerankCandidates", () => {
@@ -57,6 +61,7 @@ describe("rerankCandidates", () => {
       candidate(uuid(3), "epsilon zeta", 0.01),
     ];
     const results = rerankCandidates({
+      ...noQuery,
       candidates,
       signals: new Map(),
       weights: defaultRankingWeights,
@@ -81,6 +86,7 @@ describe("rerankCandidates", () => {
   it("lets useful feedback lift a slightly less relevant memory", () => {
     const candidates = [candidate(uuid(1), "alpha", 0.031), candidate(uuid(2), "beta", 0.03)];
     const results = rerankCandidates({
+      ...noQuery,
       candidates,
       signals: new Map([[uuid(2), { ...noSignals, useful: 2 }]]),
       weights: defaultRankingWeights,
@@ -95,7 +101,7 @@ describe("rerankCandidates", () => {
   it("prefers the fresher of two equally relevant memories, unless decay is off", () => {
     const old = candidate(uuid(1), "alpha", 0.03, { updatedAt: "2025-01-01T00:00:00Z" });
     const fresh = candidate(uuid(2), "beta", 0.03, { updatedAt: "2025-05-30T00:00:00Z" });
-    const input = { candidates: [old, fresh], signals: new Map(), now, k: 2, explain: false };
+    const input = { ...noQuery, candidates: [old, fresh], signals: new Map(), now, k: 2, explain: false };
     expect(rerankCandidates({ ...input, weights: defaultRankingWeights }).map((r) => r.id)).toEqual([
       uuid(2),
       uuid(1),
@@ -108,6 +114,7 @@ describe("rerankCandidates", () => {
     const read = candidate(uuid(1), "alpha", 0.03, { updatedAt: "2025-01-01T00:00:00Z" });
     const other = candidate(uuid(2), "beta", 0.03, { updatedAt: "2025-03-01T00:00:00Z" });
     const results = rerankCandidates({
+      ...noQuery,
       candidates: [read, other],
       signals: new Map([[uuid(1), { ...noSignals, recalls: 1, lastRecalledAt: "2025-05-31T00:00:00Z" }]]),
       weights: defaultRankingWeights,
@@ -125,6 +132,7 @@ describe("rerankCandidates", () => {
       candidate(uuid(3), "database migrations run before the deploy", 0.031),
     ];
     const results = rerankCandidates({
+      ...noQuery,
       candidates,
       signals: new Map(),
       weights: defaultRankingWeights,
@@ -133,6 +141,49 @@ describe("rerankCandidates", () => {
       explain: true,
     });
     expect(results.map((r) => r.id)).toEqual([uuid(1), uuid(3)]);
+  });
+});
+
+describe("relevance", () => {
+  it("re-scores lexically (stemmed BM25) and fuses with vector similarity", () => {
+    const a = candidate(uuid(1), "We moved the staging database to a new host", 0.033);
+    const b = candidate(uuid(2), "Staging databases are rebuilt weekly", 0.032);
+    const c = candidate(uuid(3), "Lunch is at noon", 0.031);
+    const stats = {
+      documents: 100,
+      averageLength: 5,
+      documentFrequency: new Map([
+        ["stage", 5],
+        ["databas", 10],
+        ["rebuilt", 2],
+      ]),
+    };
+    const query = queryWeights(topicTerms("when are the staging databases rebuilt?"), []);
+    const results = rerankCandidates({
+      candidates: [a, b, c],
+      query,
+      stats,
+      signals: new Map(),
+      weights: { ...defaultRankingWeights, sentiment: 1, hotTopic: 1, attention: 1, depth: 1, decay: 1 },
+      now,
+      k: 3,
+      explain: true,
+    });
+    expect(results.map((r) => r.id)).toEqual([uuid(2), uuid(1), uuid(3)]);
+    expect(results[0]?.relevance).toEqual({ lexical: 1, vector: 0 });
+    expect(results[2]?.factors?.relevance).toBe(0);
+  });
+
+  it("gives expansion terms half the weight of the query's own", () => {
+    expect(queryWeights(["python"], ["django", "python"])).toEqual([
+      { term: "django", weight: 0.5 },
+      { term: "python", weight: 1 },
+    ]);
+  });
+
+  it("falls back to the fused score when no part scores", () => {
+    const parts = relevanceOf([candidate(uuid(1), "a", 0.02), candidate(uuid(2), "b", 0.01)], [0, 0]);
+    expect(parts.map((p) => p.relevance)).toEqual([1, 0.5]);
   });
 });
 

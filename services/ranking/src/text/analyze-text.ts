@@ -93,3 +93,15 @@ export function labelSimilarity(a: string[], b: string[]): number {
   for (const x of a) for (const y of b) best = Math.max(best, jaccard(trigrams(x), trigrams(y)));
   return best;
 }
+
+/**
+ * The topic terms a memory is scored on: its content's, with the title's in front unless
+ * the title is just the content's beginning (ingest derives it from the first line), so a
+ * derived title does not count its words twice.
+ */
+export function scoringTerms(title: string, content: string): string[] {
+  const body = topicTerms(content);
+  const head = topicTerms(title);
+  const isPrefix = head.length <= body.length && head.every((t, i) => body[i] === t);
+  return isPrefix ? body : [...head, ...body];
+}

@@ -12,7 +12,7 @@ import {
   type StoredEvent,
   type Tier,
 } from "@cairn/contracts";
-import { topicTerms } from "../../text/analyze-text.ts";
+import { scoringTerms } from "../../text/analyze-text.ts";
 
 export type MemoryCard = {
   id: string;
@@ -27,13 +27,15 @@ export type MemoryCard = {
   sentiment: number;
   keys: string[];
   entities: Entity[];
-  /** Distinct topic terms of title and content (at most `maxCardTerms`). */
+  /** Distinct scoring terms of title and content (at most `maxCardTerms`). */
   terms: string[];
+  /** Number of scoring terms (with repeats): the document length for BM25. */
+  length: number;
   createdAt: string;
   updatedAt: string;
 };
 
-export const maxCardTerms = 64;
+export const maxCardTerms = 256;
 
 const memoryEventTypes = new Set([
   "memory.recorded",
@@ -62,8 +64,8 @@ export function memoryIdOf(event: StoredEvent): string {
   return event.streamId.startsWith("memory-") ? event.streamId.slice("memory-".length) : event.streamId;
 }
 
-export function distinctTerms(text: string, max = maxCardTerms): string[] {
-  return [...new Set(topicTerms(text))].slice(0, max);
+export function distinctTerms(terms: string[], max = maxCardTerms): string[] {
+  return [...new Set(terms)].slice(0, max);
 }
 
 /** Parses an event's data against the catalog; undefined when it is not a known, valid event. */
@@ -74,6 +76,11 @@ export function parseEventData<T extends keyof typeof eventSchemas>(
   if (event.type !== type || !isEventType(event.type)) return undefined;
   const parsed = eventSchemas[type].safeParse(event.data);
   return parsed.success ? (parsed.data as EventData<T>) : undefined;
+}
+
+function termsOf(title: string, content: string): { terms: string[]; length: number } {
+  const terms = scoringTerms(title, content);
+  return { terms: distinctTerms(terms), length: terms.length };
 }
 
 const statusAfter: Record<string, Status> = {
@@ -88,7 +95,7 @@ const statusAfter: Record<string, Status> = {
 
 /**
  * The card after `event`, or the card unchanged for events that do not touch it.
- * `previousContent` is not kept: a revision's terms come from its own content.
+ * A revision's terms come from its own content.
  */
 export function evolveMemoryCard(card: MemoryCard | undefined, event: StoredEvent): MemoryCard | undefined {
   const at = event.meta.recordedAt;
@@ -111,7 +118,7 @@ export function evolveMemoryCard(card: MemoryCard | undefined, event: StoredEven
         sentiment: data.sentiment,
         keys: data.keys,
         entities: data.entities,
-        terms: distinctTerms(`${data.title}\n${data.content}`),
+        ...termsOf(data.title, data.content),
         createdAt: at,
         updatedAt: at,
       };
@@ -130,7 +137,8 @@ export function evolveMemoryCard(card: MemoryCard | undefined, event: StoredEven
         sentiment: data.sentiment ?? card.sentiment,
         keys: data.keys ?? card.keys,
         entities: data.entities ?? card.entities,
-        terms: data.content === undefined ? card.terms : distinctTerms(`${title}\n${data.content}`),
+        // The card keeps no content, so a title-only change keeps the terms it had.
+        ...(data.content === undefined ? {} : termsOf(title, data.content)),
         updatedAt: at,
       };
     }

@@ -92,6 +92,15 @@ async function applyMemoryEvent(event: StoredEvent, io: ProjectionIo, settings: 
   const was = entityLabelsOf(before);
   const now = entityLabelsOf(after);
   if (isLive(before) !== isLive(after)) io.tx.incrby(keys.liveCount, isLive(after) ? 1 : -1);
+
+  // Lexical statistics (document frequency, total length) of the live memories, the same way.
+  const termsBefore = new Set(isLive(before) ? before.terms : []);
+  const termsAfter = new Set(isLive(after) ? after.terms : []);
+  for (const term of termsBefore) if (!termsAfter.has(term)) io.tx.hincrby(keys.documentFrequency, term, -1);
+  for (const term of termsAfter) if (!termsBefore.has(term)) io.tx.hincrby(keys.documentFrequency, term, 1);
+  const lengthChange =
+    (isLive(after) ? (after.length ?? 0) : 0) - (isLive(before) ? (before.length ?? 0) : 0);
+  if (lengthChange !== 0) io.tx.incrby(keys.totalLength, lengthChange);
   for (const norm of was.keys()) if (!now.has(norm)) io.tx.zincrby(keys.entityCounts, -1, norm);
   for (const [norm, label] of now) {
     if (!was.has(norm)) io.tx.zincrby(keys.entityCounts, 1, norm);

@@ -1,0 +1,399 @@
+// `pnpm bench retrieval [--data DIR] [--mode lexical|vector|hybrid|full|all] [--json]
+//                       [--nats URL] [--candidates N] [--questions N]`
+//
+// Stores every turn of LoCoMo-format conversations as one memory through the real write
+// path (the ingest RPC), then asks every question of categories 1-4 through the real read
+// path, and prints evidence recall@5/@10/@20, hit@10, MRR and query latency per mode, next
+// to a plain BM25 computed in-process on the same turns:
+//
+//   lexical | vector | hybrid   `search.candidates` in that mode, in candidate order
+//   full                         `ranking.expand` → `search.candidates` (hybrid, with the
+//                                expansion terms) → `ranking.rerank`, as the gateway does
+//
+// Without --nats it starts its own Postgres, Redis and NATS (@cairn/testing) and the
+// ingest, search and ranking services as processes; with --nats it uses a running
+// deployment. Each conversation is written into a tenant of its own.
+import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { connectBus, requestRpc } from "@cairn/bus";
+import {
+  type Candidate,
+  type CandidatesReply,
+  type ExpandReply,
+  type HealthReply,
+  healthSubject,
+  ingestSubject,
+  type Principal,
+  type RerankReply,
+  rankingSubjects,
+  searchSubjects,
+  type WriteResult,
+} from "@cairn/contracts";
+import { migrateToLatest } from "@cairn/event-store";
+import type { NatsConnection } from "@nats-io/nats-core";
+// Not from the package index: that also loads the vitest fixtures, which need a test run.
+import { startNats } from "../../services/lib/testing/src/nats.ts";
+import { startPostgres } from "../../services/lib/testing/src/postgres.ts";
+import { startRedis } from "../../services/lib/testing/src/redis.ts";
+import { repoRoot, type ServiceProcess, spawnService } from "../helpers/service-processes.ts";
+import { Bm25Index } from "./lib/bm25-baseline.ts";
+import { type LocomoConversation, loadLocomo } from "./lib/locomo.ts";
+import { percentile, progress, type Row, report } from "./lib/report.ts";
+import { type QuestionOutcome, type RetrievalFigures, retrievalFigures } from "./lib/retrieval-metrics.ts";
+
+const modes = ["lexical", "vector", "hybrid", "full"] as const;
+type Mode = (typeof modes)[number];
+
+type Options = {
+  data: string;
+  modes: Mode[];
+  natsUrl: string | undefined;
+  candidateK: number;
+  maxQuestions: number | undefined;
+  concurrency: number;
+  /** Writes every question's full-mode candidates and final order to this JSON file (diagnosis). */
+  dump: string | undefined;
+};
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i >= 0) return args[i + 1];
+  const inline = args.find((a) => a.startsWith(`${name}=`));
+  return inline?.slice(name.length + 1);
+}
+
+function parseOptions(args: string[]): Options {
+  const mode = option(args, "--mode") ?? "all";
+  if (mode !== "all" && !(modes as readonly string[]).includes(mode)) {
+    throw new Error(`--mode is one of ${modes.join(", ")} or all`);
+  }
+  const questions = option(args, "--questions");
+  return {
+    data: resolve(option(args, "--data") ?? resolve(repoRoot, "../shared/bench/locomo-dev")),
+    modes: mode === "all" ? [...modes] : [mode as Mode],
+    natsUrl: option(args, "--nats"),
+    candidateK: Number(option(args, "--candidates") ?? 200),
+    maxQuestions: questions === undefined ? undefined : Number(questions),
+    concurrency: Number(option(args, "--concurrency") ?? 8),
+    dump: option(args, "--dump"),
+  };
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Deployment = { nc: NatsConnection; stop: () => Promise<void> };
+
+async function waitForHealthy(nc: NatsConnection, services: ("ingest" | "search" | "ranking")[]) {
+  const deadline = Date.now() + 90_000;
+  for (const service of services) {
+    for (;;) {
+      try {
+        const health = await requestRpc<HealthReply>(nc, healthSubject(service), {}, { timeoutMs: 2000 });
+        if (health.ok) break;
+      } catch {
+        // not up yet
+      }
+      if (Date.now() > deadline) throw new Error(`${service} did not become healthy in 90 s`);
+      await sleep(250);
+    }
+  }
+}
+
+/** Postgres, Redis and NATS of our own, migrations, and ingest + search + ranking as processes. */
+async function startDeployment(): Promise<Deployment> {
+  log("starting Postgres, Redis and NATS ...");
+  const [postgres, redis, nats] = await Promise.all([startPostgres(), startRedis(), startNats()]);
+  const databaseUrl = await postgres.createDatabase("cairn_bench");
+  await migrateToLatest(databaseUrl);
+  const env = {
+    CAIRN_DATABASE_URL: databaseUrl,
+    CAIRN_REDIS_URL: redis.url,
+    CAIRN_NATS_URL: nats.url,
+    CAIRN_LOG_LEVEL: "warn",
+    CAIRN_METRICS_PORT: "off",
+  };
+  log("starting ingest, search and ranking ...");
+  const processes: ServiceProcess[] = (["ingest", "search", "ranking"] as const).map((name) =>
+    spawnService(name, env),
+  );
+  const nc = await connectBus({ url: nats.url, name: "bench-retrieval" });
+  try {
+    await waitForHealthy(nc, ["ingest", "search", "ranking"]);
+  } catch (error) {
+    for (const p of processes) log(`--- ${p.name}\n${p.logs.slice(-20).join("\n")}`);
+    throw error;
+  }
+  return {
+    nc,
+    stop: async () => {
+      await nc.close();
+      await Promise.all(processes.map((p) => p.stop()));
+      await Promise.all([postgres.stop(), redis.stop(), nats.stop()]);
+    },
+  };
+}
+
+async function connectDeployment(url: string): Promise<Deployment> {
+  const nc = await connectBus({ url, name: "bench-retrieval" });
+  await waitForHealthy(nc, ["ingest", "search", "ranking"]);
+  return { nc, stop: () => nc.close() };
+}
+
+async function pooled<T>(items: T[], concurrency: number, fn: (item: T, index: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next;
+        next += 1;
+        await fn(items[index] as T, index);
+      }
+    }),
+  );
+}
+
+type Stored = {
+  conversation: LocomoConversation;
+  principal: Principal;
+  turnOf: Map<string, string>;
+  position: number;
+};
+
+/** Every turn as one memory, through ingest; returns the memory id → turn id map. */
+async function storeConversation(
+  nc: NatsConnection,
+  conversation: LocomoConversation,
+  runId: string,
+  concurrency: number,
+): Promise<Stored> {
+  const tenant = `bench-${runId}-${conversation.name}`
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/g, "-")
+    .slice(0, 63);
+  const principal: Principal = { tenant, agent: "bench", role: "admin", primary: true };
+  const turnOf = new Map<string, string>();
+  let position = 0;
+  const started = performance.now();
+  let done = 0;
+  await pooled(conversation.turns, concurrency, async (turn) => {
+    const result = await requestRpc<WriteResult>(
+      nc,
+      ingestSubject("memory.create"),
+      {
+        principal,
+        memory: {
+          slot: `${conversation.name}-${turn.diaId.replace(":", "-")}`,
+          kind: "episode",
+          content: turn.content,
+          validFrom: turn.at,
+          source: `locomo:${conversation.name}:${turn.diaId}`,
+        },
+      },
+      { timeoutMs: 30_000 },
+    );
+    turnOf.set(result.id, turn.diaId);
+    position = Math.max(position, result.position);
+    done += 1;
+    progress(`store ${conversation.name}`, done, conversation.turns.length, started);
+  });
+  return { conversation, principal, turnOf, position };
+}
+
+/** Waits until search (both projections) and ranking have applied `position`. */
+async function waitForProjections(nc: NatsConnection, stored: Stored) {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      await requestRpc<CandidatesReply>(
+        nc,
+        searchSubjects.candidates,
+        {
+          principal: stored.principal,
+          query: "wait",
+          mode: "hybrid",
+          afterPosition: stored.position,
+          waitTimeoutMs: 10_000,
+        },
+        { timeoutMs: 15_000 },
+      );
+      await requestRpc<ExpandReply>(
+        nc,
+        rankingSubjects.expand,
+        { principal: stored.principal, query: "wait for the projections", afterPosition: stored.position },
+        { timeoutMs: 15_000 },
+      );
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      log(`waiting for the projections to reach position ${stored.position} (${(error as Error).message})`);
+      await sleep(1000);
+    }
+  }
+}
+
+type Dumped = { question: string; expansions: string[]; candidates: Candidate[]; ranked: string[] };
+const dumped: Dumped[] = [];
+
+async function ask(
+  nc: NatsConnection,
+  principal: Principal,
+  question: string,
+  mode: Mode,
+  candidateK: number,
+  dump: boolean,
+): Promise<string[]> {
+  if (mode !== "full") {
+    const reply = await requestRpc<CandidatesReply>(nc, searchSubjects.candidates, {
+      principal,
+      query: question,
+      mode,
+      candidateK,
+    });
+    return reply.candidates.map((c) => c.id);
+  }
+  const expansion = await requestRpc<ExpandReply>(nc, rankingSubjects.expand, { principal, query: question });
+  if (expansion.skip) return [];
+  const candidates = await requestRpc<CandidatesReply>(nc, searchSubjects.candidates, {
+    principal,
+    query: question,
+    mode: "hybrid",
+    candidateK,
+    expansions: expansion.terms,
+  });
+  const reranked = await requestRpc<RerankReply>(nc, rankingSubjects.rerank, {
+    principal,
+    query: question,
+    candidates: candidates.candidates,
+    k: 20,
+    expansions: expansion.terms,
+  });
+  const ranked = reranked.results.map((r) => r.id);
+  if (dump) dumped.push({ question, expansions: expansion.terms, candidates: candidates.candidates, ranked });
+  return ranked;
+}
+
+type ModeResult = { figures: RetrievalFigures; latencies: number[] };
+
+async function runMode(
+  nc: NatsConnection,
+  stored: Stored[],
+  mode: Mode,
+  options: Options,
+): Promise<ModeResult> {
+  const outcomes: QuestionOutcome[] = [];
+  const latencies: number[] = [];
+  const work = stored.flatMap((s) =>
+    s.conversation.questions.slice(0, options.maxQuestions).map((q) => ({ stored: s, question: q })),
+  );
+  const started = performance.now();
+  let done = 0;
+  // One question at a time: latency is per query, not under load.
+  for (const { stored: s, question } of work) {
+    const t0 = performance.now();
+    const ids = await ask(
+      nc,
+      s.principal,
+      question.question,
+      mode,
+      options.candidateK,
+      options.dump !== undefined,
+    );
+    latencies.push(performance.now() - t0);
+    outcomes.push({ ranked: ids.map((id) => s.turnOf.get(id) ?? id), evidence: question.evidence });
+    done += 1;
+    progress(`query ${mode}`, done, work.length, started);
+  }
+  return { figures: retrievalFigures(outcomes), latencies };
+}
+
+function runBaseline(conversations: LocomoConversation[], options: Options): ModeResult {
+  const outcomes: QuestionOutcome[] = [];
+  const latencies: number[] = [];
+  for (const conversation of conversations) {
+    const index = new Bm25Index(conversation.turns.map((t) => ({ id: t.diaId, text: t.content })));
+    for (const q of conversation.questions.slice(0, options.maxQuestions)) {
+      const t0 = performance.now();
+      const ranked = index.search(q.question, 20);
+      latencies.push(performance.now() - t0);
+      outcomes.push({ ranked, evidence: q.evidence });
+    }
+  }
+  return { figures: retrievalFigures(outcomes), latencies };
+}
+
+function row(name: string, result: ModeResult): Row {
+  const f = result.figures;
+  return {
+    mode: name,
+    questions: f.questions,
+    "recall@5": f.recall5,
+    "recall@10": f.recall10,
+    "recall@20": f.recall20,
+    "hit@10": f.hit10,
+    MRR: f.mrr,
+    "p50 ms": Number(percentile(result.latencies, 50).toFixed(1)),
+    "p99 ms": Number(percentile(result.latencies, 99).toFixed(1)),
+  };
+}
+
+export async function run(args: string[]): Promise<void> {
+  const options = parseOptions(args);
+  const conversations = loadLocomo(options.data);
+  const turns = conversations.reduce((n, c) => n + c.turns.length, 0);
+  const questions = conversations.reduce((n, c) => n + c.questions.slice(0, options.maxQuestions).length, 0);
+  log(`${conversations.length} conversations, ${turns} turns, ${questions} questions (categories 1-4)`);
+
+  const baseline = runBaseline(conversations, options);
+  const deployment = options.natsUrl ? await connectDeployment(options.natsUrl) : await startDeployment();
+  const results = new Map<Mode, ModeResult>();
+  try {
+    const runId = randomUUID().slice(0, 8);
+    const stored: Stored[] = [];
+    for (const conversation of conversations) {
+      stored.push(await storeConversation(deployment.nc, conversation, runId, options.concurrency));
+    }
+    for (const s of stored) await waitForProjections(deployment.nc, s);
+    for (const mode of options.modes) results.set(mode, await runMode(deployment.nc, stored, mode, options));
+  } finally {
+    await deployment.stop();
+  }
+  if (options.dump) {
+    const turnIds = new Map(conversations.flatMap((c) => c.turns.map((t) => [t.content, t.diaId] as const)));
+    const evidence = new Map(
+      conversations.flatMap((c) => c.questions.map((q) => [q.question, q.evidence] as const)),
+    );
+    const withTurns = dumped.map((d) => ({
+      ...d,
+      evidence: evidence.get(d.question) ?? [],
+      candidates: d.candidates.map((c) => ({ ...c, turn: turnIds.get(c.document.content) ?? null })),
+    }));
+    writeFileSync(options.dump, JSON.stringify(withTurns));
+    log(`wrote ${withTurns.length} questions' candidates to ${options.dump}`);
+  }
+
+  const rows = [...results.entries()].map(([mode, result]) => row(mode, result));
+  rows.push(row("bm25 baseline (in-process)", baseline));
+  const summary = {
+    bench: "retrieval",
+    data: options.data,
+    conversations: conversations.length,
+    turns,
+    questions,
+    candidateK: options.candidateK,
+    baseline: { ...baseline.figures, p50Ms: percentile(baseline.latencies, 50) },
+    modes: Object.fromEntries(
+      [...results.entries()].map(([mode, r]) => [
+        mode,
+        {
+          ...r.figures,
+          p50Ms: percentile(r.latencies, 50),
+          p99Ms: percentile(r.latencies, 99),
+          recall10VsBaseline: r.figures.recall10 / baseline.figures.recall10,
+        },
+      ]),
+    ),
+  };
+  report(`Retrieval on ${options.data} (evidence recall; latency per query)`, rows, summary, args);
+}
