@@ -259,6 +259,51 @@ describe("event store", () => {
   });
 
   infraTest(
+    "a reader following concurrent appends sees every event once, in position order",
+    async ({ databaseUrl }) => {
+      const { pool, store } = await setUp(databaseUrl);
+      try {
+        let writing = true;
+        const seen: number[] = [];
+        const reader = (async () => {
+          let checkpoint = 0;
+          for (;;) {
+            const done = !writing;
+            const batch = await store.readAll({ after: checkpoint, limit: 7 });
+            for (const e of batch) seen.push(e.position);
+            checkpoint = batch.at(-1)?.position ?? checkpoint;
+            if (done && batch.length === 0) return;
+          }
+        })();
+        await Promise.all(
+          Array.from({ length: 8 }, async (_, w) => {
+            for (let i = 0; i < 40; i += 1) {
+              await store.appendToStream({
+                // Shared streams too: concurrent "any" appends to one stream retry on the unique version.
+                streamId: i % 2 === 0 ? `memory-writer-${w}` : "memory-shared",
+                streamType: "memory",
+                expectedVersion: "any",
+                events: [archived(`${w}-${i}`), archived(`${w}-${i}b`)],
+                meta,
+              });
+            }
+          }),
+        );
+        writing = false;
+        await reader;
+        const log = (await store.readAll({ after: 0, limit: 10_000 })).map((e) => e.position);
+        expect(log).toHaveLength(8 * 40 * 2);
+        expect(seen).toEqual(log);
+        expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+        const shared = await store.readStream("memory-shared");
+        expect(shared.map((e) => e.version)).toEqual(Array.from({ length: shared.length }, (_, i) => i + 1));
+      } finally {
+        await pool.end();
+      }
+    },
+  );
+
+  infraTest(
     "the log refuses UPDATE, DELETE and TRUNCATE, for the service role and a superuser",
     async ({ databaseUrl }) => {
       const { pool, store } = await setUp(databaseUrl);
