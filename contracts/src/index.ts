@@ -31,6 +31,14 @@ export {
   maintenanceCommandSubject,
   twoStepMaintenanceCommandNames,
 } from "./commands/maintenance-commands.ts";
+export type { ContentKeysReply, ContentKeysRequest } from "./content-keys.ts";
+export {
+  ContentKeysReplySchema,
+  ContentKeysRequestSchema,
+  contentKeysReply,
+  contentKeysSubject,
+  remoteContentKeyring,
+} from "./content-keys.ts";
 export type { CairnErrorOptions, ErrorBody, ErrorCode } from "./errors.ts";
 export { CairnError, ErrorBodySchema, ErrorCodeSchema, errorCodes, isCairnError } from "./errors.ts";
 export type { CairnEvent, EventData, EventType, NewEvent } from "./events/catalog.ts";
