@@ -6,7 +6,7 @@
 // Reports acknowledged writes/s, writes/s including the relay (until the last event is in
 // JetStream), p50/p99 write latency, and checks every event reached JetStream exactly once.
 import { type ChildProcess, spawn } from "node:child_process";
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { connectBus, requestRpc } from "@cairn/bus";
 import {
@@ -153,6 +153,7 @@ export async function run(args: string[]): Promise<void> {
           CAIRN_DATABASE_URL: databaseUrl,
           CAIRN_NATS_URL: nats.url,
           CAIRN_LOG_LEVEL: "warn",
+          CAIRN_METRICS_PORT: "0",
           CAIRN_INSTANCE: `ingest-bench-${i}`,
           // The first copy brings the schema up; the others start once it answers.
           CAIRN_MIGRATE_ON_START: i === 0 ? "1" : "0",
@@ -229,6 +230,8 @@ export async function run(args: string[]): Promise<void> {
       copies,
       fsync,
       cpus: cpus().length,
+      // Other work on the machine skews the figures; the 1-minute load average says how much.
+      loadAverage: Number(loadavg()[0]?.toFixed(2)),
       memoryGiB: Math.round(totalmem() / 2 ** 30),
       eventsInLog: inLog,
       eventsInJetStream: messages,
@@ -250,7 +253,7 @@ export async function run(args: string[]): Promise<void> {
     report(
       `ingest: ${copies} ingest process(es), ${concurrency} concurrent clients, ${seconds} s per phase, fsync ${
         fsync ? "on" : "off"
-      }, ${cpus().length} CPUs; ${inLog} events in the log, ${messages} in JetStream (exactly once: ${
+      }, ${cpus().length} CPUs (load average ${loadavg()[0]?.toFixed(1)}); ${inLog} events in the log, ${messages} in JetStream (exactly once: ${
         inLog === messages ? "yes" : "NO"
       })`,
       rowsOut,

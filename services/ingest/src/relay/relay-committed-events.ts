@@ -14,7 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ensureEventStream, eventHeaderNames } from "@cairn/bus";
 import { type EventType, eventStreamName, eventSubject, type StoredEvent } from "@cairn/contracts";
 import { appendNotificationChannel, readAll, readCheckpoint, storeCheckpoint } from "@cairn/event-store";
-import type { Logger } from "@cairn/telemetry";
+import { getMeter, type Logger } from "@cairn/telemetry";
 import { type JetStreamClient, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import pg from "pg";
@@ -232,6 +232,19 @@ export function startRelay(options: RelayOptions): Relay {
     }
   }
 
+  // Events committed but not yet in JetStream, reported by the active relay when scraped.
+  const backlog = getMeter("@cairn/ingest").createObservableGauge("cairn_relay_backlog_events", {
+    description: "Events in the log that the active relay has not published to JetStream yet",
+  });
+  const observeBacklog = async (result: { observe: (value: number) => void }) => {
+    if (!status.active) return;
+    const { rows } = await options.pool.query<{ max: string | null }>(
+      "select max(position) as max from cairn_events",
+    );
+    result.observe(Math.max(0, Number(rows[0]?.max ?? 0) - status.position));
+  };
+  backlog.addCallback(observeBacklog);
+
   const running = run();
 
   return {
@@ -259,6 +272,7 @@ export function startRelay(options: RelayOptions): Relay {
     },
     async stop() {
       stopped = true;
+      backlog.removeCallback(observeBacklog);
       stopping.abort();
       notify();
       await running;

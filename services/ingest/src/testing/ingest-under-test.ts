@@ -41,6 +41,8 @@ export async function startIngestUnderTest(
     CAIRN_DATABASE_URL: databaseUrl,
     CAIRN_NATS_URL: natsUrl,
     CAIRN_LOG_LEVEL: "silent",
+    // Several test workers run ingest at once: no fixed metrics port.
+    CAIRN_METRICS_PORT: "off",
     ...env,
   });
   const client = await connect({ servers: natsUrl });

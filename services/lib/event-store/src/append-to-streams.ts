@@ -1,4 +1,5 @@
 import { currentSchemaVersion, type EventMeta, type NewEvent, type StreamType } from "@cairn/contracts";
+import { getMeter } from "@cairn/telemetry";
 import type pg from "pg";
 import { EventIdReuseError, ReservationTakenError, VersionConflictError } from "./errors.ts";
 
@@ -39,6 +40,10 @@ export type AppendResult = {
  * commits later. The lock is released before the commit: concurrent commits overlap.
  */
 export const appendLockKey = 0x4341_4952_4e01n; // "CAIRN" + 1
+
+const appended = getMeter("@cairn/event-store").createCounter("cairn_events_appended", {
+  description: "Events appended to the log, by event type (a replayed append counts nothing)",
+});
 
 /** Postgres unique_violation: a concurrent append committed the same version, event id or key first. */
 function isUniqueViolation(error: unknown): boolean {
@@ -161,6 +166,7 @@ async function appendOnce(pool: pg.Pool, inputs: readonly AppendInput[]): Promis
       })),
     );
   }
+  for (const input of inputs) for (const e of input.events) appended.add(1, { type: e.type });
   const positionsById = new Map(
     rows.filter((r) => r.event_id !== null).map((r) => [r.event_id, Number(r.event_position)]),
   );
