@@ -17,7 +17,11 @@ export const keyEventSchemas = {
   "key.merged": z.object({ keyId: IdSchema, intoKeyId: IdSchema, alias: z.string() }),
 } as const;
 
-/** Activity streams (`activity-<memoryId>`): signals that must not move a memory's version. */
+/**
+ * Activity streams: signals that must not move a memory's version. Feedback goes on the
+ * memory's own activity stream (`activity-<memoryId>`); each recall is a stream of its own
+ * (`activity-<recallId>`), so concurrent recalls never contend.
+ */
 export const activityEventSchemas = {
   "feedback.given": z.object({
     memoryId: IdSchema,
