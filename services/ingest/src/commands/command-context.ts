@@ -1,6 +1,11 @@
 // What every command handler shares: event metadata, ids (derived from an idempotency key
 // when the caller gave one), loading a memory the caller may see, the expected-version check,
 // and one atomic append whose reservation conflicts become `slot_taken` / `duplicate_content`.
+//
+// Memory text is sealed at this boundary (crypto-shredding, see contracts' sealed-content.ts):
+// `commit` seals content, title and entity texts with the memory's content key just before the
+// append, and `loadMemory` opens them right after reading, so the domain code only ever sees
+// plain text and the log only ever holds sealed text.
 import { createHash, randomUUID } from "node:crypto";
 import {
   CairnError,
@@ -10,9 +15,12 @@ import {
   type MaintenanceCommandName,
   type MemoryDocument,
   type NewEvent,
+  openSealedEvents,
   type Principal,
   type StoredEvent,
   type StreamType,
+  sealedEventTypes,
+  sealMemoryFields,
   streamIdFor,
   type WriteResult,
 } from "@cairn/contracts";
@@ -151,7 +159,7 @@ export class CommandContext {
 
   /** The memory with this id as the caller may see it, or `not_found`. */
   async loadMemory(id: string): Promise<MemoryState & { exists: true }> {
-    const state = foldMemory(await this.store.readStream(streamIdFor("memory", id)));
+    const state = foldMemory(await this.#open(await this.store.readStream(streamIdFor("memory", id))));
     if (!state.exists || !canSee(state.doc, this.principal)) {
       throw new CairnError("not_found", `no memory ${id} is visible to you`, {
         hint: "check the id (search or list to find it); private memories of other agents are not visible",
@@ -174,6 +182,35 @@ export class CommandContext {
       });
     }
     return state;
+  }
+
+  /** Events with their sealed text opened (as they are when this ingest has no key store). */
+  async #open(events: StoredEvent[]): Promise<StoredEvent[]> {
+    const keys = this.#deps.keys;
+    return keys ? openSealedEvents(events, keys) : events;
+  }
+
+  /** The appends with the text of memory events sealed by each memory's content key. */
+  async #seal(appends: PlannedAppend[]): Promise<PlannedAppend[]> {
+    const keys = this.#deps.keys;
+    const sealable = (a: PlannedAppend) =>
+      a.streamType === "memory" && a.events.some((e) => sealedEventTypes.has(e.type));
+    const ids = appends.filter(sealable).map((a) => a.id);
+    if (!keys || ids.length === 0) return appends;
+    const contentKeys = await keys.ensureKeys(this.principal.tenant, ids);
+    return appends.map((a) => {
+      const key = contentKeys.get(a.id);
+      if (!key || !sealable(a)) return a;
+      const events = a.events.map((e) =>
+        sealedEventTypes.has(e.type)
+          ? ({
+              ...e,
+              data: sealMemoryFields(e.data as Parameters<typeof sealMemoryFields>[0], key, a.id),
+            } as CairnEvent)
+          : e,
+      );
+      return { ...a, events };
+    });
   }
 
   /** The caller's version token must be the memory's current version. */
@@ -262,7 +299,8 @@ export class CommandContext {
    * or `duplicate_content`.
    */
   async commit(appends: PlannedAppend[], reported = appends.length): Promise<WriteResult> {
-    const inputs: AppendInput[] = appends.map((a) => ({
+    const sealed = await this.#seal(appends);
+    const inputs: AppendInput[] = sealed.map((a) => ({
       streamId: a.streamId,
       streamType: a.streamType,
       expectedVersion: a.expectedVersion,

@@ -1,7 +1,14 @@
 // The ingest service through NATS request/reply against real Postgres: every lifecycle
 // transition, the refused ones, and every admission rule with a bad input.
 import { randomUUID } from "node:crypto";
-import { CairnError, type MemoryDocument, streamIdFor, type WriteResult } from "@cairn/contracts";
+import {
+  CairnError,
+  type MemoryDocument,
+  openSealedEvents,
+  streamIdFor,
+  type WriteResult,
+} from "@cairn/contracts";
+import { createMemoryKeyStore } from "@cairn/event-store";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
 import { foldMemory } from "../domain/memory-stream.ts";
@@ -22,7 +29,9 @@ const test = infraTest.extend("ingest", async ({ databaseUrl, nats }, { onCleanu
 });
 
 async function documentOf(ingest: IngestUnderTest, id: string): Promise<MemoryDocument> {
-  const state = foldMemory(await ingest.store.readStream(streamIdFor("memory", id)));
+  // The log holds memory text sealed; open it with the memory's content key.
+  const events = await ingest.store.readStream(streamIdFor("memory", id));
+  const state = foldMemory(await openSealedEvents(events, createMemoryKeyStore(ingest.pool)));
   if (!state.exists) throw new Error(`no memory ${id}`);
   return state.doc;
 }

@@ -7,6 +7,7 @@ import {
   type MaintenanceCommandName,
   type MemoryDocument,
   maintenanceCommandSubject,
+  openSealedEvents,
   type PlanResult,
   streamIdFor,
   type WriteResult,
@@ -18,7 +19,7 @@ import { foldMemory } from "../domain/memory-stream.ts";
 import { admin, alice, type IngestUnderTest, startIngestUnderTest } from "../testing/ingest-under-test.ts";
 
 const test = infraTest.extend("ingest", async ({ databaseUrl, nats }, { onCleanup }) => {
-  const ingest = await startIngestUnderTest(databaseUrl, nats.url);
+  const ingest = await startIngestUnderTest(databaseUrl, nats.url, { CAIRN_METRICS_PORT: "off" });
   onCleanup(() => ingest.stop());
   return ingest;
 });
@@ -32,7 +33,9 @@ function send<T = WriteResult>(
 }
 
 async function documentOf(ingest: IngestUnderTest, id: string): Promise<MemoryDocument> {
-  const state = foldMemory(await ingest.store.readStream(streamIdFor("memory", id)));
+  // The log holds memory text sealed; open it with the memory's content key.
+  const events = await ingest.store.readStream(streamIdFor("memory", id));
+  const state = foldMemory(await openSealedEvents(events, createMemoryKeyStore(ingest.pool)));
   if (!state.exists) throw new Error(`no memory ${id}`);
   return state.doc;
 }

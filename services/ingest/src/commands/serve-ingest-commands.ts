@@ -1,5 +1,8 @@
 import { serveRpc } from "@cairn/bus";
 import {
+  ContentKeysRequestSchema,
+  contentKeysReply,
+  contentKeysSubject,
   ingestCommandNames,
   ingestSubject,
   type MaintenanceCommandName,
@@ -39,5 +42,18 @@ export function serveIngestCommands(nc: NatsConnection, deps: IngestDeps, logger
         logger,
       }),
   );
-  return [...agentCommands, ...maintenanceCommands];
+  // Content keys for projections that do not reach Postgres themselves (ranking).
+  const keys = deps.keys;
+  const contentKeys = keys
+    ? [
+        serveRpc(nc, {
+          subject: contentKeysSubject,
+          queue: queueGroup("ingest"),
+          schema: ContentKeysRequestSchema,
+          handler: async (request) => contentKeysReply(await keys.keysFor(request.memoryIds)),
+          logger,
+        }),
+      ]
+    : [];
+  return [...agentCommands, ...maintenanceCommands, ...contentKeys];
 }
