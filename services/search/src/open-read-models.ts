@@ -1,6 +1,6 @@
 // Connections and read models, opened the same way by the service and by `pnpm cairn rebuild`.
 import { setTimeout as sleep } from "node:timers/promises";
-import { createEventStore, type EventStore } from "@cairn/event-store";
+import { createEventStore, createMemoryKeyStore, type EventStore } from "@cairn/event-store";
 import type { Logger } from "@cairn/telemetry";
 import { Redis } from "ioredis";
 import pg from "pg";
@@ -102,7 +102,7 @@ export async function openReadModels(
       embedder,
       queryEmbedder: withQueryCache(embedders.queries),
       lexical: createLexicalProjection({ store: lexicalStore, pool }),
-      vector: createVectorProjection({ store: vectorStore, embedder }),
+      vector: createVectorProjection({ store: vectorStore, embedder, keyring: createMemoryKeyStore(pool) }),
       async close() {
         redis.disconnect();
         await pool.end();

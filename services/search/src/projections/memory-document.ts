@@ -71,6 +71,8 @@ function created(doc: MemoryDocument | null, event: CreationEvent): MemoryDocume
     contentHash: d.contentHash,
     createdAt: at,
     updatedAt: at,
+    ...(d.consolidatedFrom ? { consolidatedFrom: d.consolidatedFrom } : {}),
+    ...(d.level ? { level: d.level } : {}),
   };
 }
 
@@ -111,6 +113,15 @@ export function evolveMemoryDocument(doc: MemoryDocument | null, event: MemoryEv
       return { ...following(doc, event), invalidAt: event.data.invalidAt };
     case "memory.verified":
       return { ...following(doc, event), verifiedAt: event.data.verifiedAt };
+    case "memory.purged":
+      // Crypto-shredded: its content key is gone, so the read model keeps no text for it.
+      return {
+        ...following(doc, event),
+        content: "",
+        title: "",
+        entities: [],
+        purgedAt: event.meta.recordedAt,
+      };
     case "proposal.promoted":
       return { ...following(doc, event), status: "promoted", promotedTo: event.data.memoryId };
     case "proposal.rejected":

@@ -6,6 +6,7 @@ import {
   type EventType,
   eventSchemas,
   isEventType,
+  memoryErasureEventSchemas,
   memoryEventSchemas,
   type StoredEvent,
   StoredEventSchema,
@@ -14,7 +15,8 @@ import {
 /** A stored event whose `data` was validated against the catalog, typed by `type`. */
 export type ProjectedEvent = { [T in EventType]: StoredEvent<T, EventData<T>> }[EventType];
 
-export type MemoryEventType = keyof typeof memoryEventSchemas;
+/** Events of memory streams, including the erasure (`memory.purged`). */
+export type MemoryEventType = keyof typeof memoryEventSchemas | keyof typeof memoryErasureEventSchemas;
 export type MemoryEvent = Extract<ProjectedEvent, { type: MemoryEventType }>;
 
 export const poisonReasons = [
@@ -41,7 +43,9 @@ export function isPoisonEventError(error: unknown): error is PoisonEventError {
 }
 
 export function isMemoryEvent(event: ProjectedEvent): event is MemoryEvent {
-  return Object.hasOwn(memoryEventSchemas, event.type);
+  return (
+    Object.hasOwn(memoryEventSchemas, event.type) || Object.hasOwn(memoryErasureEventSchemas, event.type)
+  );
 }
 
 /** Parses the bytes of a JetStream message into a validated event. */

@@ -1,6 +1,8 @@
 // `projectToRediSearch`: the lexical projection. Folds events into current documents and
-// synonym tables and writes them, with the checkpoint, in one compare-and-set script.
-import type { StoredEvent } from "@cairn/contracts";
+// synonym tables and writes them, with the checkpoint, in one compare-and-set script. Sealed
+// memory text is opened with the memories' content keys first (a purged memory's stays empty).
+import { openSealedEvents, type StoredEvent } from "@cairn/contracts";
+import { createMemoryKeyStore } from "@cairn/event-store";
 import type pg from "pg";
 import { recordDeadLetters } from "../dead-letters.ts";
 import { foldEvents, memoryIdsOf } from "../fold-events.ts";
@@ -9,6 +11,7 @@ import type { LexicalStore, LexicalWrite } from "./lexical-store.ts";
 
 export function createLexicalProjection(options: { store: LexicalStore; pool: pg.Pool }): ProjectionTarget {
   const { store, pool } = options;
+  const keyring = createMemoryKeyStore(pool);
   return {
     name: "lexical",
     liveGeneration: () => store.ensureActiveGeneration(),
@@ -22,7 +25,7 @@ export function createLexicalProjection(options: { store: LexicalStore; pool: pg
       next,
     ): Promise<ApplyResult> {
       const current = await store.loadDocuments(g, memoryIdsOf(events));
-      const fold = foldEvents(events, current);
+      const fold = foldEvents(await openSealedEvents(events, keyring), current);
       // Recorded before the commit: a retry of a failed commit finds them there (idempotent).
       await recordDeadLetters(pool, "lexical", g, fold.deadLetters);
       const writes: LexicalWrite[] = [

@@ -1,8 +1,9 @@
 // `projectToPgvector`: the vector projection. Folds events into current documents, embeds
 // the ones whose text changed (title, aliases and content), and writes rows, dead letters and
-// the checkpoint in one transaction.
-import type { MemoryDocument, StoredEvent } from "@cairn/contracts";
-import { CairnError } from "@cairn/contracts";
+// the checkpoint in one transaction. Sealed memory text is opened with the memories' content
+// keys first; a purged memory keeps no text and is embedded from its slot alone.
+import type { ContentKeyring, MemoryDocument, StoredEvent } from "@cairn/contracts";
+import { CairnError, openSealedEvents } from "@cairn/contracts";
 import type { Embedder } from "../../embedders/embedder.ts";
 import { textHash } from "../../embedders/embedding-cache.ts";
 import { foldEvents, memoryIdsOf } from "../fold-events.ts";
@@ -11,6 +12,7 @@ import type { VectorGeneration, VectorStore, VectorUpsert } from "./vector-store
 
 /** The text a memory is embedded from. */
 export function embeddingText(doc: MemoryDocument): string {
+  if (doc.purgedAt) return doc.slot;
   return [doc.title, doc.aliases.join(", "), doc.content].filter((s) => s.trim() !== "").join("\n");
 }
 
@@ -38,8 +40,10 @@ export type VectorProjection = ProjectionTarget & {
 export function createVectorProjection(options: {
   store: VectorStore;
   embedder: Embedder;
+  /** Opens sealed memory text (the content key store). */
+  keyring: ContentKeyring;
 }): VectorProjection {
-  const { store, embedder } = options;
+  const { store, embedder, keyring } = options;
   const generations = new Map<number, VectorGeneration>();
 
   async function generationInfo(g: number): Promise<VectorGeneration> {
@@ -77,7 +81,7 @@ export function createVectorProjection(options: {
       if (gen.model !== embedder.model) throw new EmbeddingModelMismatchError(gen.model, embedder.model);
       const rows = await store.loadRows(gen, memoryIdsOf(events));
       const current = new Map([...rows].map(([id, row]) => [id, row.document]));
-      const fold = foldEvents(events, current);
+      const fold = foldEvents(await openSealedEvents(events, keyring), current);
       const upserts: VectorUpsert[] = [];
       const toEmbed: { index: number; text: string }[] = [];
       for (const document of fold.documents.values()) {
