@@ -17,6 +17,7 @@ import { Redis } from "ioredis";
 import type { z } from "zod";
 import { type RankingEnv, rankingEnvSchema } from "./env.ts";
 import { keysProjection } from "./projections/keys/keys-projection.ts";
+import { cachedRemoteKeyring, withOpenedContent } from "./projections/open-sealed-content.ts";
 import { type RunningProjection, runProjection } from "./projections/run-projection.ts";
 import { signalsProjection } from "./projections/signals/signals-projection.ts";
 import { type Clock, projectionsPosition, type RankingContext } from "./queries/ranking-context.ts";
@@ -46,6 +47,7 @@ export function createRankingService(
       const depth = { halfLifeDays: config.CAIRN_RANKING_DEPTH_HALF_LIFE_DAYS, gain: 0.25 };
       // Each projection has its own connection: it WATCHes its checkpoint.
       const projectionConnections: Redis[] = [];
+      const keyring = cachedRemoteKeyring(nc);
       const projections: RunningProjection[] = [
         signalsProjection({ layout, depth, hotHalfLifeDays: config.CAIRN_RANKING_HOT_HALF_LIFE_DAYS }),
         keysProjection({ layout, mergeSimilarity: config.CAIRN_RANKING_KEY_MERGE_SIMILARITY }),
@@ -57,7 +59,7 @@ export function createRankingService(
           redis: connection,
           checkpointKey: layout.checkpoint(projection.name),
           consumerName: `${config.CAIRN_RANKING_CONSUMER_PREFIX}-${projection.name}`,
-          projection,
+          projection: withOpenedContent(projection, keyring),
           logger,
         });
       });

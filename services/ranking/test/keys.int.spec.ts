@@ -248,6 +248,39 @@ describe("key graph", () => {
     expect(related.keys[0]?.memories.map((m) => m.id)).toEqual([b]);
   });
 
+  test("an erased memory's entity keys go with it; the agent's own keys stay", async ({ ranking: h }) => {
+    const erased = randomUUID();
+    const other = randomUUID();
+    await h.publish(
+      recorded({
+        id: erased,
+        content: "Dr. Zelda Quist called about the lab results.",
+        keys: ["lab results"],
+        entities: [{ text: "Zelda Quist", type: "person" }],
+      }),
+    );
+    let position = await h.publish(
+      recorded({ id: other, content: "Lab results archive.", keys: ["lab results"] }),
+    );
+    const before = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+      query: "zelda quist lab results",
+      afterPosition: position,
+    });
+    expect(before.keys.map((k) => k.label).sort()).toEqual(["Zelda Quist", "lab results"]);
+    await h.publish({ type: "memory.deleted", streamId: `memory-${erased}`, data: { reason: null } });
+    position = await h.publish({
+      type: "memory.purged",
+      streamId: `memory-${erased}`,
+      data: { reason: "erasure request", runId: null },
+    });
+    const after = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+      query: "zelda quist lab results",
+      afterPosition: position,
+    });
+    expect(after.keys.map((k) => k.label)).toEqual(["lab results"]);
+    expect(after.keys[0]?.linkedCount).toBe(1);
+  });
+
   test("private memories of another agent are neither counted nor listed", async ({ ranking: h }) => {
     const mine = randomUUID();
     const theirs = randomUUID();

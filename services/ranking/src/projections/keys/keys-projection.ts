@@ -156,6 +156,19 @@ async function keyForLabel(
   return record;
 }
 
+/** Removes a key and every way to find it (labels, aliases, trigrams). */
+async function dropKey(io: ProjectionIo, keys: TenantKeys, keyId: string) {
+  const record = await readKey(io.redis, keys, keyId);
+  if (!record) return;
+  for (const form of [record.label, ...record.aliases]) {
+    const norm = normalizeLabel(form);
+    if ((await io.redis.hget(keys.labels, norm)) === keyId) io.tx.hdel(keys.labels, norm);
+    for (const f of similarityForms(form)) for (const g of trigrams(f)) io.tx.srem(keys.trigram(g), keyId);
+  }
+  io.tx.srem(keys.all, keyId);
+  io.tx.del(keys.key(keyId), keys.links(keyId));
+}
+
 async function applyMemoryEvent(event: StoredEvent, io: ProjectionIo, settings: KeysProjectionSettings) {
   const tenant = event.meta.tenant;
   const keys = settings.layout.keys(tenant);
@@ -166,7 +179,7 @@ async function applyMemoryEvent(event: StoredEvent, io: ProjectionIo, settings: 
   io.tx.set(keys.card(memoryId), JSON.stringify(after));
   if (isLive(before) !== isLive(after)) io.tx.incrby(keys.liveCount, isLive(after) ? 1 : -1);
   if (before && before.keys === after.keys && before.entities === after.entities) return;
-  await relink(io, keys, tenant, after, settings);
+  await relink(io, keys, tenant, after, settings, event.type === "memory.purged");
 }
 
 /** Files the memory under exactly the keys of its current labels (links it had keep their weight). */
@@ -176,6 +189,7 @@ async function relink(
   tenant: string,
   card: MemoryCard,
   settings: KeysProjectionSettings,
+  erasing = false,
 ) {
   const pending: Pending = new Map();
   const wanted = new Set<string>();
@@ -188,6 +202,8 @@ async function relink(
     if (wanted.has(keyId)) continue;
     io.tx.zrem(keys.links(keyId), card.id);
     io.tx.srem(keys.memoryKeys(card.id), keyId);
+    // An erased memory's entity was its text: a key that only it was filed under goes too.
+    if (erasing && (await io.redis.zcard(keys.links(keyId))) <= 1) await dropKey(io, keys, keyId);
   }
   for (const keyId of wanted) {
     io.tx.zadd(keys.links(keyId), "NX", linkWeight.initial, card.id);

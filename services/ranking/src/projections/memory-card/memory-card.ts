@@ -53,6 +53,7 @@ const memoryEventTypes = new Set([
   "handoff.opened",
   "handoff.updated",
   "handoff.completed",
+  "memory.purged",
 ]);
 
 export function isMemoryEvent(type: string): boolean {
@@ -142,6 +143,9 @@ export function evolveMemoryCard(card: MemoryCard | undefined, event: StoredEven
         updatedAt: at,
       };
     }
+    case "memory.purged":
+      // Erased: nothing made from its text stays (the agent's own labels, keys and slot do).
+      return card ? { ...card, title: "", entities: [], terms: [], length: 0, updatedAt: at } : card;
     default: {
       const status = statusAfter[event.type];
       if (!card || status === undefined) return card;

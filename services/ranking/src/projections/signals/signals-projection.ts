@@ -86,35 +86,59 @@ async function applyMemoryEvent(event: StoredEvent, io: ProjectionIo, settings: 
   const after = evolveMemoryCard(before, event);
   if (!after) return;
   io.tx.set(keys.card(id), JSON.stringify(after));
-
-  // Co-occurrence follows the live memories: what a memory contributed before the event is
-  // taken back, what it contributes after is added.
-  const was = entityLabelsOf(before);
-  const now = entityLabelsOf(after);
   if (isLive(before) !== isLive(after)) io.tx.incrby(keys.liveCount, isLive(after) ? 1 : -1);
+  const purged = event.type === "memory.purged";
 
-  // Lexical statistics (document frequency, total length) of the live memories, the same way.
+  // Lexical statistics (document frequency, total length) follow the live memories: what a
+  // memory contributed before the event is taken back, what it contributes after is added.
+  // A term no live memory has any more leaves the statistics altogether.
   const termsBefore = new Set(isLive(before) ? before.terms : []);
   const termsAfter = new Set(isLive(after) ? after.terms : []);
-  for (const term of termsBefore) if (!termsAfter.has(term)) io.tx.hincrby(keys.documentFrequency, term, -1);
+  const leaving = [...termsBefore].filter((t) => !termsAfter.has(t));
+  const priorFrequency = leaving.length > 0 ? await io.redis.hmget(keys.documentFrequency, ...leaving) : [];
+  const vanishing: string[] = [];
+  leaving.forEach((term, i) => {
+    if (Number(priorFrequency[i] ?? 0) <= 1) {
+      io.tx.hdel(keys.documentFrequency, term);
+      vanishing.push(term);
+    } else io.tx.hincrby(keys.documentFrequency, term, -1);
+  });
   for (const term of termsAfter) if (!termsBefore.has(term)) io.tx.hincrby(keys.documentFrequency, term, 1);
-  const lengthChange =
-    (isLive(after) ? (after.length ?? 0) : 0) - (isLive(before) ? (before.length ?? 0) : 0);
+  const lengthChange = (isLive(after) ? after.length : 0) - (isLive(before) ? before.length : 0);
   if (lengthChange !== 0) io.tx.incrby(keys.totalLength, lengthChange);
-  for (const norm of was.keys()) if (!now.has(norm)) io.tx.zincrby(keys.entityCounts, -1, norm);
+  if (purged && vanishing.length > 0) {
+    // Words only the erased memory had do not stay behind in the term signals either.
+    io.tx.zrem(keys.attention, ...vanishing);
+    io.tx.zrem(keys.hot, ...vanishing);
+  }
+
+  // Co-occurrence, the same way; counts that reach zero are removed, so an entity that no
+  // live memory names any more is forgotten.
+  const was = entityLabelsOf(before);
+  const now = entityLabelsOf(after);
+  const gone = [...was.keys()].filter((norm) => !now.has(norm));
+  const priorCounts = gone.length > 0 ? await io.redis.zmscore(keys.entityCounts, ...gone) : [];
+  gone.forEach((norm, i) => {
+    io.tx.zincrby(keys.entityCounts, -1, norm);
+    if (Number(priorCounts[i] ?? 0) <= 1) io.tx.hdel(keys.entityLabels, norm);
+  });
   for (const [norm, label] of now) {
     if (!was.has(norm)) io.tx.zincrby(keys.entityCounts, 1, norm);
     io.tx.hsetnx(keys.entityLabels, norm, label);
   }
+  if (gone.length > 0) io.tx.zremrangebyscore(keys.entityCounts, "-inf", 0);
   const pairKey = ([a, b]: [string, string]) => `${a}\u0000${b}`;
   const oldPairs = new Set(pairs([...was.keys()].sort()).map(pairKey));
   const newPairs = new Set(pairs([...now.keys()].sort()).map(pairKey));
+  const touched = new Set<string>();
   for (const p of oldPairs) {
     if (newPairs.has(p)) continue;
     const [a, b] = p.split("\u0000") as [string, string];
     io.tx.zincrby(keys.cooccurrence(a), -1, b);
     io.tx.zincrby(keys.cooccurrence(b), -1, a);
+    touched.add(a).add(b);
   }
+  for (const norm of touched) io.tx.zremrangebyscore(keys.cooccurrence(norm), "-inf", 0);
   for (const p of newPairs) {
     if (oldPairs.has(p)) continue;
     const [a, b] = p.split("\u0000") as [string, string];
@@ -125,7 +149,7 @@ async function applyMemoryEvent(event: StoredEvent, io: ProjectionIo, settings: 
   // Attention and hot topics count what is written: the terms a record or revision adds.
   const written =
     event.type.endsWith("recorded") || event.type.endsWith("submitted") || event.type.endsWith("opened");
-  const revisedContent = before !== undefined && after.terms !== before.terms;
+  const revisedContent = !purged && before !== undefined && after.terms !== before.terms;
   if (written || revisedContent) {
     const old = new Set(written ? [] : (before?.terms ?? []));
     const added = after.terms.filter((t) => !old.has(t));
