@@ -14,6 +14,7 @@ import type { Logger } from "@cairn/telemetry";
 import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 import { z } from "zod";
 import type { IngestDeps } from "./command-context.ts";
+import { reportDatabaseOutage } from "./database-unavailable.ts";
 import { executeIngestCommand } from "./execute-ingest-command.ts";
 import { executeMaintenanceCommand } from "./execute-maintenance-command.ts";
 
@@ -28,7 +29,7 @@ export function serveIngestCommands(nc: NatsConnection, deps: IngestDeps, logger
       subject: ingestSubject(name),
       queue: queueGroup("ingest"),
       schema: anyPayload,
-      handler: (payload) => executeIngestCommand(deps, name, payload),
+      handler: (payload) => reportDatabaseOutage(() => executeIngestCommand(deps, name, payload)),
       logger,
     }),
   );
@@ -38,7 +39,7 @@ export function serveIngestCommands(nc: NatsConnection, deps: IngestDeps, logger
         subject: maintenanceCommandSubject(name),
         queue: queueGroup("ingest"),
         schema: anyPayload,
-        handler: (payload) => executeMaintenanceCommand(deps, name, payload),
+        handler: (payload) => reportDatabaseOutage(() => executeMaintenanceCommand(deps, name, payload)),
         logger,
       }),
   );
