@@ -1,5 +1,6 @@
 // `pnpm bench retrieval [--data DIR] [--mode lexical|vector|hybrid|full|all] [--json]
-//                       [--nats URL] [--candidates N] [--questions N]`
+//                       [--nats URL] [--candidates N] [--questions N] [--factors off]
+//                       [--dump FILE]`
 //
 // Stores every turn of LoCoMo-format conversations as one memory through the real write
 // path (the ingest RPC), then asks every question of categories 1-4 through the real read
@@ -54,6 +55,8 @@ type Options = {
   concurrency: number;
   /** Writes every question's full-mode candidates and final order to this JSON file (diagnosis). */
   dump: string | undefined;
+  /** `off`: every ranking weight set to 1 for the bench tenants, so `full` shows relevance alone. */
+  factorsOff: boolean;
 };
 
 function option(args: string[], name: string): string | undefined {
@@ -77,6 +80,7 @@ function parseOptions(args: string[]): Options {
     maxQuestions: questions === undefined ? undefined : Number(questions),
     concurrency: Number(option(args, "--concurrency") ?? 8),
     dump: option(args, "--dump"),
+    factorsOff: option(args, "--factors") === "off",
   };
 }
 
@@ -166,8 +170,9 @@ async function storeConversation(
   nc: NatsConnection,
   conversation: LocomoConversation,
   runId: string,
-  concurrency: number,
+  options: Options,
 ): Promise<Stored> {
+  const concurrency = options.concurrency;
   const tenant = `bench-${runId}-${conversation.name}`
     .toLowerCase()
     .replace(/[^a-z0-9_-]/g, "-")
@@ -175,6 +180,22 @@ async function storeConversation(
   const principal: Principal = { tenant, agent: "bench", role: "admin", primary: true };
   const turnOf = new Map<string, string>();
   let position = 0;
+  if (options.factorsOff) {
+    const one = {
+      halfLifeDays: 60,
+      sentiment: 1,
+      feedback: 1,
+      hotTopic: 1,
+      attention: 1,
+      depth: 1,
+      decay: 1,
+    };
+    const changed = await requestRpc<WriteResult>(nc, ingestSubject("tenant.change_settings"), {
+      principal,
+      settings: { rankingWeights: one },
+    });
+    position = changed.position;
+  }
   const started = performance.now();
   let done = 0;
   await pooled(conversation.turns, concurrency, async (turn) => {
@@ -352,7 +373,7 @@ export async function run(args: string[]): Promise<void> {
     const runId = randomUUID().slice(0, 8);
     const stored: Stored[] = [];
     for (const conversation of conversations) {
-      stored.push(await storeConversation(deployment.nc, conversation, runId, options.concurrency));
+      stored.push(await storeConversation(deployment.nc, conversation, runId, options));
     }
     for (const s of stored) await waitForProjections(deployment.nc, s);
     for (const mode of options.modes) results.set(mode, await runMode(deployment.nc, stored, mode, options));
@@ -382,6 +403,7 @@ export async function run(args: string[]): Promise<void> {
     turns,
     questions,
     candidateK: options.candidateK,
+    factors: options.factorsOff ? "off" : "tenant defaults",
     baseline: { ...baseline.figures, p50Ms: percentile(baseline.latencies, 50) },
     modes: Object.fromEntries(
       [...results.entries()].map(([mode, r]) => [
@@ -395,5 +417,6 @@ export async function run(args: string[]): Promise<void> {
       ]),
     ),
   };
-  report(`Retrieval on ${options.data} (evidence recall; latency per query)`, rows, summary, args);
+  const factors = options.factorsOff ? "; ranking factors off" : "";
+  report(`Retrieval on ${options.data} (evidence recall; latency per query${factors})`, rows, summary, args);
 }

@@ -66,17 +66,13 @@ export async function readTenantSettings(redis: Redis, key: string): Promise<Ten
   return parsed.success ? parsed.data : defaultTenantSettings;
 }
 
-/** Settings after a partial change; unchanged fields keep their value. */
+/** Settings after a partial change; fields the change leaves out keep their value. */
 export function mergeTenantSettings(
   current: TenantSettings,
   change: Partial<TenantSettings>,
 ): TenantSettings {
-  return {
-    skipPatterns: change.skipPatterns ?? current.skipPatterns,
-    workflowLock: change.workflowLock === undefined ? current.workflowLock : change.workflowLock,
-    rankingWeights: change.rankingWeights ?? current.rankingWeights,
-    synonyms: change.synonyms ?? current.synonyms,
-  };
+  const defined = Object.entries(change).filter(([, value]) => value !== undefined);
+  return { ...current, ...Object.fromEntries(defined) };
 }
 
 async function applyMemoryEvent(event: StoredEvent, io: ProjectionIo, settings: SignalsProjectionSettings) {
