@@ -281,6 +281,42 @@ describe("key graph", () => {
     expect(after.keys[0]?.linkedCount).toBe(1);
   });
 
+  test("a read model rebuilt from the event stream answers as the live one did", async ({ ranking: h }) => {
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    await h.publish(recorded({ id: ids[0] as string, content: "Cache warmup.", keys: ["caching"] }));
+    await h.publish(
+      recorded({ id: ids[1] as string, content: "Cache eviction.", keys: ["cache", "eviction"] }),
+    );
+    await h.publish(recorded({ id: ids[2] as string, content: "Eviction metrics.", keys: ["eviction"] }));
+    let position = 0;
+    for (let i = 0; i < 2; i += 1) {
+      position = await h.publish({
+        type: "memories.recalled",
+        streamId: `activity-${ids[1]}`,
+        data: {
+          memoryIds: [ids[1] as string],
+          agent: "agent-a",
+          viaKey: keyIdFor(h.tenant, "eviction"),
+          query: null,
+        },
+      });
+    }
+    const snapshot = async (afterPosition: number) => {
+      const recall = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+        query: "cache eviction",
+        afterPosition,
+      });
+      const reads = await Promise.all(
+        recall.keys.map((k) => h.request<KeysReadReply>(rankingSubjects.keysRead, { keyId: k.keyId })),
+      );
+      return { keys: recall.keys, memories: reads.map((r) => r.memories) };
+    };
+    const live = await snapshot(position);
+    expect(live.keys.map((k) => k.label).sort()).toEqual(["caching", "eviction"]);
+    await h.restart({ wipe: true });
+    expect(await snapshot(position)).toEqual(live);
+  });
+
   test("private memories of another agent are neither counted nor listed", async ({ ranking: h }) => {
     const mine = randomUUID();
     const theirs = randomUUID();

@@ -14,6 +14,7 @@ import {
 import { type ServiceHandle, startService } from "@cairn/service-runtime";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
+import { Redis } from "ioredis";
 import { createRankingService } from "../src/ranking-service.ts";
 
 export type Harness = {
@@ -24,6 +25,8 @@ export type Harness = {
   /** Appends an event to the (simulated) log and publishes it; returns its position. */
   publish: (event: CairnEvent & { streamId: string; at?: string; actor?: string }) => Promise<number>;
   request: <T>(subject: string, payload: Record<string, unknown>) => Promise<T>;
+  /** Stops the service and starts it again; `wipe` first deletes its read models from Redis. */
+  restart: (options: { wipe: boolean }) => Promise<void>;
   stop: () => Promise<void>;
 };
 
@@ -43,17 +46,19 @@ export async function startHarness(options: {
   const js = jetstream(nc);
   const tenant = options.name.replaceAll("_", "-").toLowerCase();
   const versions = new Map<string, number>();
-  const service: ServiceHandle = await startService(createRankingService({ clock: () => clock.now }), {
-    ...process.env,
-    CAIRN_NATS_URL: options.natsUrl,
-    CAIRN_REDIS_URL: options.redisUrl,
-    CAIRN_RANKING_REDIS_PREFIX: `${options.name}:`,
-    CAIRN_RANKING_CONSUMER_PREFIX: options.name,
-    CAIRN_LOG_LEVEL: "warn",
-    CAIRN_RANKING_WAIT_MS: "3000",
-    CAIRN_METRICS_PORT: "off",
-    ...options.env,
-  });
+  const start = () =>
+    startService(createRankingService({ clock: () => clock.now }), {
+      ...process.env,
+      CAIRN_NATS_URL: options.natsUrl,
+      CAIRN_REDIS_URL: options.redisUrl,
+      CAIRN_RANKING_REDIS_PREFIX: `${options.name}:`,
+      CAIRN_RANKING_CONSUMER_PREFIX: options.name,
+      CAIRN_LOG_LEVEL: "warn",
+      CAIRN_RANKING_WAIT_MS: "3000",
+      CAIRN_METRICS_PORT: "off",
+      ...options.env,
+    });
+  let service: ServiceHandle = await start();
   const principal: Principal = { tenant, agent: "agent-a", role: "agent", primary: false };
   return {
     tenant,
@@ -89,6 +94,20 @@ export async function startHarness(options: {
       return lastPosition;
     },
     request: (subject, payload) => requestRpc(nc, subject, { principal, ...payload }, { timeoutMs: 15_000 }),
+    restart: async ({ wipe }) => {
+      await service.stop();
+      if (wipe) {
+        const redis = new Redis(options.redisUrl);
+        let cursor = "0";
+        do {
+          const [next, keys] = await redis.scan(cursor, "MATCH", `${options.name}:*`, "COUNT", 1000);
+          cursor = next;
+          if (keys.length > 0) await redis.del(...keys);
+        } while (cursor !== "0");
+        redis.disconnect();
+      }
+      service = await start();
+    },
     stop: async () => {
       await service.stop();
       await nc.close();
