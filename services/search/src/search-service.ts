@@ -63,6 +63,7 @@ export function startSearch(options: SearchServiceOptions = {}) {
     );
     const consumers: ProjectionConsumer[] = [];
     const timers: NodeJS.Timeout[] = [];
+    const catchUps: Promise<unknown>[] = [];
     const subscriptions: Subscription[] = [];
     let stopped = false;
 
@@ -86,6 +87,16 @@ export function startSearch(options: SearchServiceOptions = {}) {
               retryDelayMs: exponentialBackoff(env.CAIRN_SEARCH_RETRY_BASE_MS, env.CAIRN_SEARCH_RETRY_MAX_MS),
             }),
           );
+          // Once at start: a read model that lost its data while the service was down (Redis
+          // restarted empty) is rebuilt in place from the log without waiting for an event.
+          const startup = projector.catchUp().catch((error: Error) => {
+            projector.reset();
+            logger.warn(
+              { err: error.message, projection: projector.target.name },
+              "start-up catch-up failed",
+            );
+          });
+          catchUps.push(startup);
           if (env.CAIRN_SEARCH_CATCH_UP_MS > 0) {
             // Events JetStream never delivered (a relay outage, a delivery given up on) are
             // read from the log; a no-op when the projection is current.
@@ -158,6 +169,7 @@ export function startSearch(options: SearchServiceOptions = {}) {
         for (const t of timers) clearInterval(t);
         for (const s of subscriptions) s.unsubscribe();
         await Promise.all(consumers.map((c) => c.stop()));
+        await Promise.all(catchUps);
         await opened.close();
       },
     };

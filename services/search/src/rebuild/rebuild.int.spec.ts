@@ -1,0 +1,194 @@
+// `pnpm cairn rebuild`'s engine against real read models: a new generation is built from the
+// log while the old one serves, live writes continue through the switch without loss or
+// repetition, an interrupted rebuild continues where it stopped, and a model change is a
+// vector rebuild.
+import { setTimeout as sleep } from "node:timers/promises";
+import { type MemoryDocument, streamIdFor } from "@cairn/contracts";
+import { describe, expect } from "vitest";
+import { createLocalEmbedder } from "../embedders/local-embedder.ts";
+import { inspectReadModels, type ReadModelInspector } from "../testing/read-model-inspector.ts";
+import { principals, searchTest as test } from "../testing/search-test.ts";
+import type { SearchUnderTest } from "../testing/search-under-test.ts";
+import { RebuildAbortedError, type RebuildProgress, rebuildProjection } from "./rebuild-projection.ts";
+
+const { alice } = principals;
+
+function rebuild(
+  inspect: ReadModelInspector,
+  name: "lexical" | "vector",
+  extra: Partial<Parameters<typeof rebuildProjection>[0]> = {},
+) {
+  const models = inspect.models;
+  return rebuildProjection({
+    target: name === "lexical" ? models.lexical : models.vector,
+    log: models.eventLog,
+    pool: models.pool,
+    batchSize: 50,
+    dropDelayMs: 100,
+    ...extra,
+  });
+}
+
+/** Every document must be at its stream's last version in the log, with no dead letters. */
+async function expectCurrentWithLog(search: SearchUnderTest, inspect: ReadModelInspector, ids: string[]) {
+  const { lexical, vector } = await inspect.allDocuments();
+  for (const id of ids) {
+    const events = await search.log.store.readStream(streamIdFor("memory", id));
+    const version = events.at(-1)?.version;
+    expect((lexical.get(id) as MemoryDocument | undefined)?.version, `lexical ${id}`).toBe(version);
+    expect((vector.get(id) as MemoryDocument | undefined)?.version, `vector ${id}`).toBe(version);
+  }
+  expect(lexical.size).toBe(ids.length);
+  expect(vector.size).toBe(ids.length);
+  const { rows } = await search.pool.query("select * from cairn_search.dead_letters");
+  expect(rows).toEqual([]);
+}
+
+describe("rebuild", () => {
+  test("rebuilds both read models while queries and writes continue, losing and repeating nothing", async ({
+    search,
+    inspect,
+  }) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 120; i += 1)
+      ids.push((await search.log.record({ content: `steady memory ${i} about ferns` })).id);
+    await search.settle();
+    const before = await inspect.generations();
+
+    let writing = true;
+    const writer = (async () => {
+      let i = 0;
+      while (writing) {
+        const { id } = await search.log.record({ content: `written during the rebuild ${i} about ferns` });
+        ids.push(id);
+        await search.log.change(id, "memory.revised", { title: `revision ${i}` });
+        i += 1;
+        await sleep(5);
+      }
+    })();
+    let reading = true;
+    let reads = 0;
+    const reader = (async () => {
+      while (reading) {
+        for (const mode of ["lexical", "vector"] as const) {
+          const reply = await search.candidates({
+            principal: alice,
+            query: "steady ferns",
+            mode,
+            candidateK: 500,
+          });
+          // The old generation serves until the switch, the new one after: never a partial one.
+          // (Lexical search is exact; HNSW is approximate and may miss a few near-duplicates.)
+          expect(reply.candidates.length, mode).toBeGreaterThanOrEqual(mode === "lexical" ? 120 : 100);
+          reads += 1;
+        }
+      }
+    })();
+
+    const phases = new Set<string>();
+    const lexical = await rebuild(inspect, "lexical", { onProgress: (p) => phases.add(p.phase) });
+    const vector = await rebuild(inspect, "vector");
+    writing = false;
+    await writer;
+    reading = false;
+    await reader;
+    expect(reads).toBeGreaterThan(0);
+    expect([...phases]).toEqual(["replay", "index", "switch", "done"]);
+
+    expect(lexical.previous).toBe(before.lexical);
+    expect(vector.previous).toBe(before.vector);
+    expect(await inspect.generations()).toEqual({ lexical: lexical.generation, vector: vector.generation });
+
+    // Live events after the switch land in the new generations.
+    const after = await search.log.record({ content: "after the rebuild, about ferns" });
+    ids.push(after.id);
+    await search.settle();
+    await expectCurrentWithLog(search, inspect, ids);
+    expect(await inspect.checkpoints()).toEqual({
+      lexical: after.event.position,
+      vector: after.event.position,
+    });
+
+    // The old generations are gone.
+    await expect(
+      inspect.models.redis.call("FT.INFO", inspect.models.lexicalStore.indexName(before.lexical as number)),
+    ).rejects.toThrow();
+    const { rows } = await search.pool.query("select generation from cairn_search.vector_generations");
+    expect(rows).toEqual([{ generation: vector.generation }]);
+  });
+
+  test("an interrupted rebuild continues where it stopped when run again", async ({ search, inspect }) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 150; i += 1) ids.push((await search.log.record({ content: `memory ${i}` })).id);
+    await search.settle();
+    const before = await inspect.generations();
+
+    for (const name of ["lexical", "vector"] as const) {
+      const abort = new AbortController();
+      await expect(
+        rebuild(inspect, name, {
+          signal: abort.signal,
+          onProgress: (p: RebuildProgress) => {
+            if (p.events >= 50) abort.abort();
+          },
+        }),
+      ).rejects.toBeInstanceOf(RebuildAbortedError);
+      // Still serving from the old generation.
+      expect((await inspect.generations())[name]).toBe(before[name]);
+      const rerun = await rebuild(inspect, name);
+      expect(rerun.resumed).toBe(true);
+      expect(rerun.events).toBeLessThan(150);
+    }
+    await expectCurrentWithLog(search, inspect, ids);
+  });
+
+  test("only one rebuild of a projection runs at a time", async ({ search, inspect }) => {
+    for (let i = 0; i < 100; i += 1) await search.log.record({ content: `memory ${i}` });
+    await search.settle();
+    let second: Promise<unknown> | undefined;
+    await rebuild(inspect, "lexical", {
+      onProgress: () => {
+        second ??= rebuild(inspect, "lexical").then(
+          () => "finished",
+          (error: unknown) => error,
+        );
+      },
+    });
+    expect(await second).toMatchObject({ code: "precondition_required" });
+  });
+
+  test("changing the embedding model is a rebuild of the vector projection", async ({ search }) => {
+    const { id } = await search.log.record({ content: "Vectors of a new model." });
+    await search.settle();
+
+    // The operator rebuilds with the new model's settings ...
+    const newModel = await inspectReadModels(search.env, createLocalEmbedder({ dimensions: 128 }));
+    try {
+      await rebuildProjection({
+        target: newModel.models.vector,
+        log: newModel.models.eventLog,
+        pool: newModel.models.pool,
+        dropDelayMs: 0,
+      });
+      expect((await newModel.embedding(id))?.length).toBe(128);
+    } finally {
+      await newModel.close();
+    }
+    // ... the running service, still on the old model, says so instead of mixing vector spaces ...
+    const hybrid = await search.candidates({ principal: alice, query: "new model", mode: "hybrid" });
+    expect(hybrid.unavailable).toEqual(["vector"]);
+    expect(hybrid.candidates.map((c) => c.id)).toEqual([id]);
+    await expect(
+      search.candidates({ principal: alice, query: "new model", mode: "vector" }),
+    ).rejects.toMatchObject({
+      code: "unavailable",
+    });
+    // ... until it runs with the new settings.
+    await search.restartService({ CAIRN_EMBEDDING_DIMENSIONS: "128" });
+    const next = await search.log.record({ content: "Written with the new model." });
+    await search.settle();
+    const reply = await search.candidates({ principal: alice, query: "new model", mode: "vector" });
+    expect(reply.embeddingModel).toBe("local:hash-v1:128");
+    expect(reply.candidates.map((c) => c.id).sort()).toEqual([id, next.id].sort());
+  });
+});
