@@ -317,13 +317,20 @@ describe("event store", () => {
           events: [archived("original")],
           meta,
         });
-        // The service role (what `pool` runs as) may insert and read but has no UPDATE/DELETE right.
+        // The service role (what `pool` runs as) may append and read but has no UPDATE/DELETE right.
         expect((await pool.query("select current_user")).rows[0]).toEqual({
           current_user: serviceDatabaseRole,
         });
         await expect(pool.query("update cairn_events set type = 'x'")).rejects.toThrow(/permission denied/);
         await expect(pool.query("delete from cairn_events")).rejects.toThrow(/permission denied/);
         await expect(pool.query("truncate cairn_events")).rejects.toThrow(/permission denied/);
+        // It appends only through cairn_append (which orders positions), never around it.
+        await expect(
+          pool.query(
+            `insert into cairn_events (event_id, stream_id, stream_type, version, type, schema_version, data, meta)
+           values (gen_random_uuid(), 'memory-y', 'memory', 1, 'memory.archived', 1, '{}', '{}')`,
+          ),
+        ).rejects.toThrow(/permission denied/);
         // Even a superuser is stopped by the trigger.
         await expect(superuser.query("update cairn_events set type = 'x'")).rejects.toThrow(/append-only/);
         await expect(superuser.query("delete from cairn_events")).rejects.toThrow(/append-only/);

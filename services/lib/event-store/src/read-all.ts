@@ -15,9 +15,13 @@ export async function readAll(
   db: pg.Pool | pg.ClientBase,
   options: { after: number; limit: number },
 ): Promise<StoredEvent[]> {
+  // The lower bound on transaction_id (the checkpoint event's own) lets the scan start at the
+  // checkpoint in the (transaction_id, position) index instead of sorting everything after it.
   const { rows } = await db.query<EventRow>(
     `select ${eventColumns} from cairn_events
-      where position > $1 and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+      where transaction_id >= coalesce((select transaction_id from cairn_events where position = $1), '0'::xid8)
+        and position > $1
+        and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
       order by transaction_id, position
       limit $2`,
     [options.after, options.limit],
