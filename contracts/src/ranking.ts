@@ -125,8 +125,12 @@ export const MemorySignalsSchema = z.object({
   id: IdSchema,
   useful: z.number().int().nonnegative(),
   notUseful: z.number().int().nonnegative(),
+  /** Times the memory was surfaced or read (`memories.recalled`), and the last time. */
   recalls: z.number().int().nonnegative(),
   lastRecalledAt: z.string().nullable(),
+  /** Deliberate reads (opened, or reached through a key), and the last one: what deepens a memory. */
+  reads: z.number().int().nonnegative(),
+  lastReadAt: z.string().nullable(),
   /** Stability from 0 to 1, decayed to now. */
   depth: z.number(),
   /** Normalised attention (0..1) and hot-topic heat (0..1) of the memory's terms. */

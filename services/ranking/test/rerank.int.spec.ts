@@ -78,11 +78,20 @@ describe("ranking.rerank", () => {
         data: { memoryIds: [second.id], agent: "agent-a", viaKey: null, query: null },
       });
     }
+    // Being listed by searches is not reading: it does not deepen a memory.
+    for (let i = 0; i < 3; i += 1) {
+      position = await h.publish({
+        type: "memories.recalled",
+        streamId: `activity-${first.id}`,
+        data: { memoryIds: [first.id], agent: "agent-a", viaKey: null, query: "staging database" },
+      });
+    }
     const reply = await rerank(h, [first, second], position);
     expect(reply.results.map((r) => r.id)).toEqual([second.id, first.id]);
+    expect(reply.results[1]?.signals).toMatchObject({ recalls: 3, reads: 0, depth: 0 });
     const deep = reply.results[0];
     expect(deep?.signals?.depth).toBeGreaterThan(0.5);
-    expect(deep?.signals?.recalls).toBe(3);
+    expect(deep?.signals).toMatchObject({ recalls: 3, reads: 3 });
     expect(deep?.factors?.depth).toBeGreaterThan(1);
   });
 

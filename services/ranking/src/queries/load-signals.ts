@@ -16,7 +16,7 @@ export async function loadSignals(
   const pipeline = ctx.redis.pipeline();
   for (const m of memories) {
     pipeline.hgetall(keys.feedback(m.id));
-    pipeline.hmget(keys.recalls(m.id), "count", "lastAt");
+    pipeline.hmget(keys.recalls(m.id), "count", "lastAt", "reads", "lastReadAt");
     pipeline.hmget(keys.depth(m.id), "value", "at");
   }
   const terms = [...new Set(memories.flatMap((m) => m.terms))];
@@ -43,7 +43,7 @@ export async function loadSignals(
   const out = new Map<string, CandidateSignals>();
   memories.forEach((m, i) => {
     const feedback = (rows?.[i * 3]?.[1] ?? {}) as Record<string, string>;
-    const [count, lastAt] = (rows?.[i * 3 + 1]?.[1] ?? []) as (string | null)[];
+    const [count, lastAt, reads, lastReadAt] = (rows?.[i * 3 + 1]?.[1] ?? []) as (string | null)[];
     const [depthValue, depthSince] = (rows?.[i * 3 + 2]?.[1] ?? []) as (string | null)[];
     const votes = Object.values(feedback).map(Number);
     out.set(m.id, {
@@ -51,6 +51,8 @@ export async function loadSignals(
       notUseful: votes.filter((v) => v < 0).length,
       recalls: Number(count ?? 0),
       lastRecalledAt: lastAt ?? null,
+      reads: Number(reads ?? 0),
+      lastReadAt: lastReadAt ?? null,
       depth:
         depthValue != null && depthSince != null
           ? depthAt({ value: Number(depthValue), at: depthSince }, now, ctx.depth)

@@ -26,6 +26,8 @@ export const noSignals: CandidateSignals = {
   notUseful: 0,
   recalls: 0,
   lastRecalledAt: null,
+  reads: 0,
+  lastReadAt: null,
   depth: 0,
   attention: 0,
   hotTopic: 0,
@@ -45,11 +47,11 @@ export type RerankInput = {
 
 /**
  * Age counts from the memory's last change or its last deliberate read, whichever is later:
- * a memory that is used does not fade.
+ * a memory that is used does not fade (being listed by a search does not count).
  */
 export function freshnessReference(candidate: Candidate, signals: CandidateSignals): string {
   const updated = candidate.document.updatedAt;
-  const recalled = signals.lastRecalledAt;
+  const recalled = signals.lastReadAt;
   return recalled && Date.parse(recalled) > Date.parse(updated) ? recalled : updated;
 }
 

@@ -116,7 +116,7 @@ describe("rerankCandidates", () => {
     const results = rerankCandidates({
       ...noQuery,
       candidates: [read, other],
-      signals: new Map([[uuid(1), { ...noSignals, recalls: 1, lastRecalledAt: "2025-05-31T00:00:00Z" }]]),
+      signals: new Map([[uuid(1), { ...noSignals, reads: 1, lastReadAt: "2025-05-31T00:00:00Z" }]]),
       weights: defaultRankingWeights,
       now,
       k: 2,

@@ -32,6 +32,15 @@ export type SignalsProjectionSettings = {
   hotHalfLifeDays: number;
 };
 
+/**
+ * A recall is a deliberate read when the memory was opened (no query: `read_memory`) or
+ * reached through a key (`viaKey`, or the gateway's `key:<label>` when it had no key id); a
+ * recall with a query is a search or context listing that merely showed it.
+ */
+export function isDeliberateRead(data: { viaKey: string | null; query: string | null }): boolean {
+  return data.viaKey !== null || data.query === null || data.query.startsWith("key:");
+}
+
 /** At most this many entities of one memory take part in co-occurrence (pairs grow quadratically). */
 export const maxCooccurringEntities = 24;
 
@@ -190,15 +199,22 @@ export function signalsProjection(settings: SignalsProjectionSettings): Projecti
         if (!data) return;
         const ids = [...new Set(data.memoryIds)];
         const at = event.meta.recordedAt;
-        const depths = await Promise.all(ids.map((id) => io.redis.hmget(keys.depth(id), "value", "at")));
-        ids.forEach((id, i) => {
-          const [value, since] = depths[i] ?? [];
-          const state = value != null && since != null ? { value: Number(value), at: since } : undefined;
-          const next = reinforceDepth(state, at, settings.depth);
-          io.tx.hset(keys.depth(id), { value: next.value, at: next.at });
+        for (const id of ids) {
           io.tx.hincrby(keys.recalls(id), "count", 1);
           io.tx.hset(keys.recalls(id), "lastAt", at);
-        });
+        }
+        // Only a deliberate read deepens a memory; being listed by a search does not.
+        if (isDeliberateRead(data)) {
+          const depths = await Promise.all(ids.map((id) => io.redis.hmget(keys.depth(id), "value", "at")));
+          ids.forEach((id, i) => {
+            const [value, since] = depths[i] ?? [];
+            const state = value != null && since != null ? { value: Number(value), at: since } : undefined;
+            const next = reinforceDepth(state, at, settings.depth);
+            io.tx.hset(keys.depth(id), { value: next.value, at: next.at });
+            io.tx.hincrby(keys.recalls(id), "reads", 1);
+            io.tx.hset(keys.recalls(id), "lastReadAt", at);
+          });
+        }
         // What agents ask about now is a hot topic too.
         if (data.query) {
           await addHeat(io, keys.hot, [...new Set(topicTerms(data.query))], at, settings.hotHalfLifeDays);
