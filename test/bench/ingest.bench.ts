@@ -4,7 +4,8 @@
 // separate processes (`node services/ingest/src/main.ts`), commands over NATS request/reply,
 // appended to a throwaway Postgres (fsync on unless --no-fsync) and relayed to JetStream.
 // Reports acknowledged writes/s, writes/s including the relay (until the last event is in
-// JetStream), p50/p99 write latency, and checks every event reached JetStream exactly once.
+// JetStream), p50/p99 write latency under that load and for a single client, and checks
+// that every event reached JetStream exactly once.
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -210,12 +211,21 @@ export async function run(args: string[]): Promise<void> {
       return result;
     });
 
+    // Latency of a single client's writes, without queueing behind other clients.
+    const single = await runPhase("create, 1 client", Math.max(2, seconds / 2), 1, client, pool, (_w, n) =>
+      send("memory.create", {
+        principal,
+        memory: { slot: `single-${n}`, kind: "decision", content: `single ${content(n)}`, keys: ["single"] },
+      }),
+    );
+
     const { rows } = await pool.query<{ count: string }>("select count(*) from cairn_events");
     const inLog = Number(rows[0]?.count);
     const { messages } = await lastPositionInJetStream(client);
-    const phases = [create, update];
+    const phases = [create, update, single];
     const rowsOut: Row[] = phases.map((p) => ({
       phase: p.name,
+      clients: p.name.includes("1 client") ? 1 : concurrency,
       writes: p.writes,
       errors: p.errors,
       "acked writes/s": Math.round(p.writes / p.seconds),
@@ -238,7 +248,7 @@ export async function run(args: string[]): Promise<void> {
       relayedExactlyOnce: inLog === messages,
       phases: Object.fromEntries(
         phases.map((p) => [
-          p.name,
+          p.name === "create, 1 client" ? "createSingleClient" : p.name,
           {
             writes: p.writes,
             errors: p.errors,
