@@ -64,7 +64,10 @@ describe("evolveMemoryCard", () => {
     let card = evolveMemoryCard(undefined, recorded) as MemoryCard;
     card = evolveMemoryCard(
       card,
-      event("memory.revised", { content: "Deploys are blue-green now." }),
+      event("memory.revised", {
+        content: "Deploys are blue-green now.",
+        title: "Deploys are blue-green now.",
+      }),
     ) as MemoryCard;
     expect(card.terms).toEqual(["deploi", "blue", "green"]);
     card = evolveMemoryCard(card, event("memory.archived", { reason: null })) as MemoryCard;
