@@ -1,0 +1,178 @@
+// The `openai` embedder against a local server speaking the OpenAI embeddings protocol:
+// batching, retries with backoff, the dimension learnt from the first reply, the cache by
+// content hash and model, and the search service running on it end to end.
+import { migrateToLatest } from "@cairn/event-store";
+import { infraTest, waitFor } from "@cairn/testing";
+import pg from "pg";
+import { describe, expect, test } from "vitest";
+import { type FakeEmbeddingsServer, startFakeEmbeddingsServer } from "../testing/fake-embeddings-server.ts";
+import { inspectReadModels } from "../testing/read-model-inspector.ts";
+import { logLevel, principals } from "../testing/search-test.ts";
+import { startSearchUnderTest } from "../testing/search-under-test.ts";
+import { isEmbedderError } from "./embedder.ts";
+import { withEmbeddingCache } from "./embedding-cache.ts";
+import { embedLocally } from "./local-embedder.ts";
+import { createOpenAiEmbedder } from "./openai-embedder.ts";
+
+const fast = { initialBackoffMs: 5, maxBackoffMs: 20 };
+
+async function withServer(fn: (server: FakeEmbeddingsServer) => Promise<void>) {
+  const server = await startFakeEmbeddingsServer();
+  try {
+    await fn(server);
+  } finally {
+    await server.close();
+  }
+}
+
+describe("openai embedder", () => {
+  test("sends batches in order with the model and key, and learns the dimension", () =>
+    withServer(async (server) => {
+      const embedder = createOpenAiEmbedder({
+        baseUrl: server.baseUrl,
+        model: "fake-embed",
+        apiKey: "sk-test",
+        batchSize: 64,
+      });
+      expect(embedder.model).toBe("openai:fake-embed");
+      expect(await embedder.dimensions()).toBe(64);
+      const texts = Array.from({ length: 150 }, (_, i) => `text number ${i}`);
+      const vectors = await embedder.embed(texts);
+      expect(vectors).toEqual(texts.map((t) => embedLocally(t, 64)));
+      expect(server.requests.map((r) => r.input.length)).toEqual([1, 64, 64, 22]);
+      expect(
+        server.requests.every((r) => r.model === "fake-embed" && r.authorization === "Bearer sk-test"),
+      ).toBe(true);
+    }));
+
+  test("asks for a shortened dimension when configured; the model name says so", () =>
+    withServer(async (server) => {
+      const embedder = createOpenAiEmbedder({ baseUrl: server.baseUrl, model: "fake-embed", dimensions: 32 });
+      expect(embedder.model).toBe("openai:fake-embed:32");
+      expect((await embedder.embed(["x"]))[0]).toHaveLength(32);
+      expect(server.requests[0]?.dimensions).toBe(32);
+    }));
+
+  test("retries 429 and 5xx with backoff (honouring Retry-After), not a 400", () =>
+    withServer(async (server) => {
+      const embedder = createOpenAiEmbedder({ baseUrl: server.baseUrl, model: "m", maxRetries: 3, ...fast });
+      server.failNext(1, 429, "0");
+      server.failNext(2, 503);
+      expect(await embedder.embed(["retry me"])).toEqual([embedLocally("retry me", 64)]);
+      expect(server.requests).toHaveLength(4);
+
+      server.failNext(1, 400);
+      const refused = await embedder.embed(["bad"]).catch((e: unknown) => e);
+      expect(isEmbedderError(refused) && refused.status).toBe(400);
+      expect(server.requests).toHaveLength(5);
+
+      server.breakDown(500);
+      const exhausted = await embedder.embed(["never"]).catch((e: unknown) => e);
+      expect(isEmbedderError(exhausted) && exhausted.code).toBe("retries_exhausted");
+      expect(server.requests).toHaveLength(9);
+    }));
+
+  test("an unreachable endpoint is an embedder error, not a crash", async () => {
+    const embedder = createOpenAiEmbedder({
+      baseUrl: "http://127.0.0.1:9/v1",
+      model: "m",
+      maxRetries: 1,
+      ...fast,
+    });
+    const error = await embedder.embed(["x"]).catch((e: unknown) => e);
+    expect(isEmbedderError(error) && error.code).toBe("retries_exhausted");
+  });
+});
+
+describe("embedding cache", () => {
+  infraTest(
+    "reuses embeddings by content hash and model, across restarts (Postgres)",
+    async ({ databaseUrl }) => {
+      await migrateToLatest(databaseUrl);
+      const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+      try {
+        await withServer(async (server) => {
+          const remote = createOpenAiEmbedder({ baseUrl: server.baseUrl, model: "fake-embed" });
+          const cached = withEmbeddingCache(remote, { pool });
+          await cached.embed(["a", "b"]);
+          await cached.embed(["a", "b", "c", "c"]);
+          expect(server.requests.map((r) => r.input)).toEqual([["a", "b"], ["c"]]);
+
+          // A new process: empty memory, same Postgres.
+          const again = withEmbeddingCache(
+            createOpenAiEmbedder({ baseUrl: server.baseUrl, model: "fake-embed" }),
+            { pool },
+          );
+          // Read back from Postgres: float4 precision.
+          const [c, a] = await again.embed(["c", "a"]);
+          for (const [got, want] of [
+            [c, embedLocally("c", 64)],
+            [a, embedLocally("a", 64)],
+          ] as const) {
+            for (const [i, v] of (got as number[]).entries()) expect(v).toBeCloseTo(want[i] as number, 6);
+          }
+          expect(server.requests).toHaveLength(2);
+
+          // Another model is another vector space: nothing shared.
+          const other = withEmbeddingCache(
+            createOpenAiEmbedder({ baseUrl: server.baseUrl, model: "other" }),
+            { pool },
+          );
+          await other.embed(["a"]);
+          expect(server.requests).toHaveLength(3);
+        });
+      } finally {
+        await pool.end();
+      }
+    },
+  );
+});
+
+describe("search on an OpenAI-compatible endpoint", () => {
+  infraTest(
+    "projects and queries with the remote model; an endpoint outage delays vectors, then they converge",
+    async ({ databaseUrl, redis, nats, redisPrefix }) => {
+      const server = await startFakeEmbeddingsServer({ dimensions: 48 });
+      const search = await startSearchUnderTest(
+        { databaseUrl, redisUrl: redis.url, natsUrl: nats.url, redisPrefix },
+        {
+          env: {
+            CAIRN_LOG_LEVEL: logLevel,
+            CAIRN_EMBEDDER: "openai",
+            CAIRN_EMBEDDING_URL: server.baseUrl,
+            CAIRN_EMBEDDING_MODEL: "fake-embed",
+            CAIRN_EMBEDDING_MAX_RETRIES: "0",
+          },
+        },
+      );
+      const inspect = await inspectReadModels(search.env);
+      try {
+        const first = await search.log.record({ content: "Remote vectors for the greenhouse." });
+        await search.settle();
+        const reply = await search.candidates({
+          principal: principals.alice,
+          query: "greenhouse",
+          mode: "vector",
+        });
+        expect(reply.embeddingModel).toBe("openai:fake-embed");
+        expect(reply.candidates.map((c) => c.id)).toEqual([first.id]);
+        expect(await inspect.embedding(first.id)).toHaveLength(48);
+
+        server.breakDown(503);
+        const second = await search.log.record({ content: "Written while the endpoint is down." });
+        await waitFor(async () => expect(await inspect.lexicalDocument(second.id)).not.toBeNull());
+        expect(await inspect.vectorDocument(second.id)).toBeNull();
+        server.heal();
+        await search.settle(20_000);
+        const stored = (await inspect.embedding(second.id)) as number[];
+        const expected = embedLocally("Written while the endpoint is down.", 48);
+        expect(stored).toHaveLength(48);
+        for (const [i, v] of stored.entries()) expect(v).toBeCloseTo(expected[i] as number, 6);
+      } finally {
+        await inspect.close();
+        await search.stop();
+        await server.close();
+      }
+    },
+  );
+});

@@ -1,0 +1,34 @@
+import { describe, expect, test } from "vitest";
+import { createIndexCommand, dropIndexCommand } from "./redisearch.ts";
+
+const v1 = { generation: 1, version: 10200 } as const;
+const v2 = { generation: 2, version: 80000 } as const;
+
+describe("RediSearch generations", () => {
+  test("1.x creates a plain index and drops it with its documents", () => {
+    expect(createIndexCommand(v1, "idx", "doc:", ["content", "TEXT"])).toEqual([
+      "FT.CREATE",
+      "idx",
+      "SCHEMA",
+      "content",
+      "TEXT",
+    ]);
+    expect(dropIndexCommand(v1, "idx")).toEqual(["FT.DROP", "idx"]);
+  });
+
+  test("2.x and later index hashes under a prefix and drop them with DD", () => {
+    expect(createIndexCommand(v2, "idx", "doc:", ["content", "TEXT"])).toEqual([
+      "FT.CREATE",
+      "idx",
+      "ON",
+      "HASH",
+      "PREFIX",
+      "1",
+      "doc:",
+      "SCHEMA",
+      "content",
+      "TEXT",
+    ]);
+    expect(dropIndexCommand(v2, "idx")).toEqual(["FT.DROPINDEX", "idx", "DD"]);
+  });
+});

@@ -1,0 +1,37 @@
+import { type Principal, SearchFiltersSchema } from "@cairn/contracts";
+import { describe, expect, test } from "vitest";
+import { lexicalFilterClauses, vectorFilter } from "./search-filters.ts";
+
+const alice: Principal = { tenant: "acme", agent: "alice", role: "agent", primary: false };
+const now = Date.parse("2026-11-30T00:00:00.000Z");
+
+describe("search filters", () => {
+  test("default: the principal's visibility, active memories, not expired", () => {
+    const filters = SearchFiltersSchema.parse({});
+    expect(lexicalFilterClauses(alice, filters, now)).toEqual([
+      "(((@tenant:{61636d65}) ((@scope:{team})|(@agent:{616c696365})))|(@scope:{global}))",
+      "@tier:{memory}",
+      "@status:{active}",
+      `@invalid_at:[(${now} +inf]`,
+    ]);
+    const sql = vectorFilter(alice, filters, now);
+    expect(sql.sql).toBe(
+      "((tenant = $2 and (scope = 'team' or agent = $3)) or scope = 'global') and tier = $4 and status = any($5) and (invalid_at is null or invalid_at > $6)",
+    );
+    expect(sql.params).toEqual(["acme", "alice", "memory", ["active"], "2026-11-30T00:00:00.000Z"]);
+  });
+
+  test("a primary agent sees the whole tenant; proposals default to pending", () => {
+    const filters = SearchFiltersSchema.parse({ tier: "proposal", includeExpired: true });
+    expect(lexicalFilterClauses({ ...alice, primary: true }, filters, now)).toEqual([
+      "((@tenant:{61636d65})|(@scope:{global}))",
+      "@tier:{proposal}",
+      "@status:{pending}",
+    ]);
+  });
+
+  test("a filter value of only separators matches nothing rather than everything", () => {
+    expect(lexicalFilterClauses(alice, SearchFiltersSchema.parse({ tags: [","] }), now)).toBeNull();
+    expect(lexicalFilterClauses(alice, SearchFiltersSchema.parse({ project: ",," }), now)).toBeNull();
+  });
+});
