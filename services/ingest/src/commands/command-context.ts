@@ -100,7 +100,8 @@ export class CommandContext {
       tenant: command.principal.tenant,
       actor: command.principal.agent,
       correlationId: command.correlationId ?? randomUUID(),
-      causationId: null,
+      // The command that caused these events: every event it writes carries the same id.
+      causationId: this.#derived("command", 0) ?? randomUUID(),
       traceContext: currentTraceContext(),
       recordedAt: this.now.toISOString(),
     };

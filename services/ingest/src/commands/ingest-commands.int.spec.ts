@@ -340,6 +340,13 @@ describe("ingest commands: memory lifecycle", () => {
     const replacement = await documentOf(ingest, result.id);
     expect(replacement).toMatchObject({ slot: "node-version", status: "active", supersedes: old.id });
     expect(await documentOf(ingest, old.id)).toMatchObject({ status: "superseded", supersededBy: result.id });
+    // Both events come from one command: same causation id.
+    const [oldLast, newFirst] = [
+      (await ingest.store.readStream(streamIdFor("memory", old.id))).at(-1),
+      (await ingest.store.readStream(streamIdFor("memory", result.id)))[0],
+    ];
+    expect(oldLast?.meta.causationId).toEqual(expect.any(String));
+    expect(oldLast?.meta.causationId).toBe(newFirst?.meta.causationId);
     // The slot is held by the replacement now.
     const taken = await refusal(
       ingest.send("memory.create", { principal: bob, memory: memory("Node Version", "Something else.") }),
