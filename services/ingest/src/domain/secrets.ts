@@ -74,7 +74,7 @@ const detectors: Detector[] = [
     kind: "connection_string_password",
     description: "a connection string with a password",
     pattern:
-      /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|oracle|clickhouse|nats|ftp|sftp|smtps?|ldaps?)(?:\+[a-z0-9]+)?:\/\/([^\s:/@'"]+):([^\s@/'"]+)@[^\s/'"]+/gi,
+      /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|oracle|clickhouse|nats|ftp|sftp|smtps?|ldaps?|https?|git)(?:\+[a-z0-9]+)?:\/\/([^\s:/@'"]*):([^\s@/'"]+)@[^\s/'"]+/gi,
     accept: (m) => !placeholderPassword.test(m[2] ?? ""),
   },
 ];

@@ -28,6 +28,8 @@ const secrets: [string, string][] = [
   ["connection_string_password", "postgres://app:s3cr3t-Pa55@db.internal:5432/app"],
   ["connection_string_password", "mongodb+srv://admin:hunter2@cluster0.example.net/test"],
   ["connection_string_password", "redis://default:Zx8!kq@cache:6379"],
+  ["connection_string_password", "redis://:Zx8kq2@cache:6379/0"],
+  ["connection_string_password", "https://deploy:9f8e7d6c5b4a@git.example.com/team/repo.git"],
 ];
 
 describe("secret detection", () => {
@@ -48,6 +50,8 @@ describe("secret detection", () => {
     "postgres://app:${DB_PASSWORD}@db:5432/app",
     "postgres://user:<password>@localhost/db",
     "mysql://root:****@localhost/db",
+    "https://user:password@example.com is the documented form.",
+    "Email me at ops@example.com or see https://example.com:8443/path.",
     "Use sk-learn style names like sk-some-feature-flag.",
     "The ticket GH-1234 and the branch ghp-fix are fine.",
     "A UUID 550e8400-e29b-41d4-a716-446655440000 is not a secret.",
