@@ -22,7 +22,8 @@ export async function handleRerank(
   if (skip) return { results: [], skip, position };
   const memories = request.candidates.map((c) => ({
     id: c.id,
-    terms: distinctTerms(scoringTerms(c.document.title, c.document.content)),
+    // Heat needs only the leading terms; this keeps one request small for 200 long candidates.
+    terms: distinctTerms(scoringTerms(c.document.title, c.document.content), 64),
   }));
   const query = queryWeights(topicTerms(request.query), request.expansions.flatMap(topicTerms));
   const [signals, stats] = await Promise.all([

@@ -17,7 +17,7 @@ export async function handleSignals(
   const signals = await loadSignals(
     ctx,
     request.principal.tenant,
-    visible.map((c) => ({ id: c!.id, terms: c!.terms })),
+    visible.map((c) => ({ id: c!.id, terms: c!.terms.slice(0, 64) })),
   );
   return { signals: [...signals.entries()].map(([id, s]) => ({ id, ...s })), position };
 }
