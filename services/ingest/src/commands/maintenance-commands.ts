@@ -137,7 +137,8 @@ async function forgetMemories(
     ctx,
     command,
     states.map((s) => item(s.doc, "archive")),
-    { items: command.items, runId: command.runId },
+    // The run id is not bound: a preview by one run may be applied by another.
+    { items: command.items },
   );
   if (plan) return plan;
   const appends = states.map((s, i) => ctx.memoryAppend(s.doc.id, s, events[i] ?? [], s.doc.version).append);
@@ -164,7 +165,8 @@ async function purgeMemories(
     ctx,
     command,
     states.map((s) => item(s.doc, "purge")),
-    { items: command.items, reason: command.reason, runId: command.runId },
+    // Not the run id either: GC applies the token of an earlier run's preview.
+    { items: command.items, reason: command.reason },
   );
   if (plan) return plan;
   await ctx.keys.shred(ids);
