@@ -245,5 +245,20 @@ export {
   sealMemoryFields,
   sealText,
 } from "./sealed-content.ts";
+export type {
+  InventoryDocument,
+  InventoryReply,
+  InventoryRequest,
+  ReprojectReply,
+  ReprojectRequest,
+} from "./search-repair.ts";
+export {
+  InventoryDocumentSchema,
+  InventoryReplySchema,
+  InventoryRequestSchema,
+  ReprojectReplySchema,
+  ReprojectRequestSchema,
+  searchRepairSubjects,
+} from "./search-repair.ts";
 export type { BackendServiceName, ServiceName } from "./subjects.ts";
 export { backendServiceNames, healthSubject, queueGroup, serviceNames } from "./subjects.ts";
