@@ -7,9 +7,12 @@ import {
   eventStreamName,
   eventSubjectPrefix,
   GetMemoryRequestSchema,
+  InventoryRequestSchema,
   type ProjectionName,
   queueGroup,
+  ReprojectRequestSchema,
   SearchStatusRequestSchema,
+  searchRepairSubjects,
   searchSubjects,
 } from "@cairn/contracts";
 import type { ServiceContext, StartedService } from "@cairn/service-runtime";
@@ -25,8 +28,10 @@ import {
   startProjectionConsumer,
 } from "./projections/projection-consumer.ts";
 import type { ProjectionTarget } from "./projections/projection-target.ts";
+import { documentInventory } from "./queries/document-inventory.ts";
 import { getMemory } from "./queries/get-memory.ts";
 import type { ReadModels } from "./queries/read-models.ts";
+import { reprojectDocuments } from "./queries/reproject-documents.ts";
 import { searchCandidates } from "./queries/search-candidates.ts";
 import { searchStatus } from "./queries/search-status.ts";
 
@@ -141,6 +146,38 @@ export function startSearch(options: SearchServiceOptions = {}) {
           queue,
           schema: SearchStatusRequestSchema,
           handler: (request) => searchStatus(models, targets, request),
+          logger,
+        }),
+        // For maintenance's doctor and repair: what the read models hold, and re-projection.
+        serveRpc(nc, {
+          subject: searchRepairSubjects.inventory,
+          queue,
+          schema: InventoryRequestSchema,
+          handler: (request) =>
+            documentInventory(
+              {
+                lexical: opened.lexicalStore,
+                redis: opened.redis,
+                vector: opened.vectorStore,
+                pool: opened.pool,
+              },
+              request,
+            ),
+          logger,
+        }),
+        serveRpc(nc, {
+          subject: searchRepairSubjects.reproject,
+          queue,
+          schema: ReprojectRequestSchema,
+          handler: (request) =>
+            reprojectDocuments(
+              {
+                log: opened.eventLog,
+                lexical: { target: opened.lexical, store: opened.lexicalStore },
+                vector: { target: opened.vector, store: opened.vectorStore },
+              },
+              request,
+            ),
           logger,
         }),
       );
