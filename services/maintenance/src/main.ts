@@ -1,25 +1,4 @@
 import { runService } from "@cairn/service-runtime";
-import { Redis } from "ioredis";
-import pg from "pg";
-import { maintenanceEnvSchema } from "./env.ts";
+import { maintenanceService } from "./maintenance-service.ts";
 
-await runService({
-  name: "maintenance",
-  envSchema: maintenanceEnvSchema,
-  async start({ env }) {
-    const pool = new pg.Pool({ connectionString: env.CAIRN_DATABASE_URL, max: 4 });
-    pool.on("error", () => {});
-    const redis = new Redis(env.CAIRN_REDIS_URL, { maxRetriesPerRequest: 2 });
-    redis.on("error", () => {});
-    return {
-      checks: {
-        postgres: async () => void (await pool.query("select 1")),
-        redis: async () => void (await redis.ping()),
-      },
-      stop: async () => {
-        redis.disconnect();
-        await pool.end();
-      },
-    };
-  },
-});
+await runService(maintenanceService);

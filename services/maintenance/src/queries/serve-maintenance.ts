@@ -1,0 +1,100 @@
+// The maintenance service's requests: run a job now (admins of the tenant), the doctor's
+// report, and the scheduler's status. Every copy answers, in the maintenance queue group.
+import { serveRpc } from "@cairn/bus";
+import {
+  CairnError,
+  DoctorRequestSchema,
+  type MaintenanceStatusReply,
+  MaintenanceStatusRequestSchema,
+  maintenanceJobs,
+  maintenanceSubjects,
+  queueGroup,
+  RunMaintenanceRequestSchema,
+} from "@cairn/contracts";
+import type { Subscription } from "@nats-io/nats-core";
+import { buildDoctorReport, type DoctorDeps } from "../doctor/build-doctor-report.ts";
+import { type RunnerDeps, runJob, runningNow } from "../runner/run-job.ts";
+import { nextRunAt } from "../runner/scheduler.ts";
+import { type DeploymentSchedules, tenantSchedule } from "../settings/effective-settings.ts";
+
+export type ServeDeps = RunnerDeps & {
+  doctor: DoctorDeps;
+  schedules: DeploymentSchedules;
+  schedulerOn: boolean;
+  instance: string;
+};
+
+export function serveMaintenance(deps: ServeDeps): Subscription[] {
+  const queue = queueGroup("maintenance");
+  const { nc, logger } = deps;
+  return [
+    serveRpc(nc, {
+      subject: maintenanceSubjects.run,
+      queue,
+      schema: RunMaintenanceRequestSchema,
+      logger,
+      handler: async (request) => {
+        if (request.principal.role !== "admin") {
+          throw new CairnError("forbidden", "running maintenance needs an admin of the tenant", {
+            hint: "ask an admin, or use `pnpm cairn maintenance <job>` on the deployment",
+          });
+        }
+        if (request.token !== undefined && (request.job !== "gc" || !request.apply)) {
+          throw new CairnError("validation_failed", "a token is only for applying a GC preview", {
+            hint: "send the token with job gc and apply: true",
+          });
+        }
+        const reply = await runJob(deps, {
+          tenant: request.principal.tenant,
+          job: request.job,
+          mode: request.apply ? "apply" : "dry_run",
+          trigger: "manual",
+          requestedBy: request.principal.agent,
+          params: request.params,
+          token: request.token,
+          runId: request.runId,
+        });
+        if (!reply) throw new CairnError("internal", "the run did not start");
+        return reply;
+      },
+    }),
+    serveRpc(nc, {
+      subject: maintenanceSubjects.doctor,
+      queue,
+      schema: DoctorRequestSchema,
+      logger,
+      handler: (request) => buildDoctorReport(deps.doctor, request),
+    }),
+    serveRpc(nc, {
+      subject: maintenanceSubjects.status,
+      queue,
+      schema: MaintenanceStatusRequestSchema,
+      logger,
+      handler: async (request): Promise<MaintenanceStatusReply> => {
+        await deps.view.catchUp();
+        const tenants = request.tenant === undefined ? deps.view.tenants() : [request.tenant];
+        return {
+          instance: deps.instance,
+          scheduler: deps.schedulerOn,
+          running: [...runningNow.values()],
+          tenants: tenants.map((tenant) => ({
+            tenant,
+            jobs: maintenanceJobs.map((job) => {
+              const last = deps.view.lastRun(tenant, job);
+              const next = nextRunAt(deps, deps.schedules, tenant, job);
+              return {
+                job,
+                ...tenantSchedule(job, deps.schedules, deps.view.maintenanceSettings(tenant)),
+                lastRun: last
+                  ? { runId: last.runId, mode: last.mode, outcome: last.outcome, finishedAt: last.finishedAt }
+                  : null,
+                nextRunAt:
+                  next === null ? null : new Date(Math.max(next.getTime(), Date.now())).toISOString(),
+              };
+            }),
+          })),
+        };
+      },
+    }),
+  ];
+}

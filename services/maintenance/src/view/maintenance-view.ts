@@ -1,0 +1,121 @@
+// Maintenance's own view of the log, kept in memory: a card per memory stream (no text), the
+// tenants' settings, and the last run of each job per tenant (from `maintenance.run_recorded`,
+// so every copy sees the runs of every other copy). It reads the log itself (read-only) and
+// catches up on demand; sealed text is opened only to derive the cards' features.
+import {
+  type ContentKeyring,
+  type MaintenanceJob,
+  type MaintenanceRunRecord,
+  type MaintenanceSettings,
+  openSealedEvents,
+  type StoredEvent,
+} from "@cairn/contracts";
+import type { EventStore } from "@cairn/event-store";
+import { evolveCard, type MemoryCard } from "./memory-card.ts";
+
+export type RunSummary = Pick<
+  MaintenanceRunRecord,
+  "runId" | "job" | "mode" | "trigger" | "outcome" | "startedAt" | "finishedAt"
+>;
+
+type TenantState = {
+  cards: Map<string, MemoryCard>;
+  maintenance: MaintenanceSettings;
+  synonyms: string[][];
+  lastRuns: Map<string, RunSummary>;
+};
+
+export type MaintenanceView = {
+  /** Reads what the log has beyond the view's position; answers the position reached. */
+  catchUp(): Promise<number>;
+  position(): number;
+  tenants(): string[];
+  cards(tenant: string): MemoryCard[];
+  card(id: string): MemoryCard | undefined;
+  maintenanceSettings(tenant: string): MaintenanceSettings;
+  synonyms(tenant: string): string[][];
+  /** The last recorded run of a job in a tenant (with `trigger`: the last one so triggered). */
+  lastRun(tenant: string, job: MaintenanceJob, trigger?: RunSummary["trigger"]): RunSummary | undefined;
+};
+
+const memoryPrefix = "memory-";
+
+export function createMaintenanceView(options: {
+  log: Pick<EventStore, "readAll">;
+  keyring: ContentKeyring;
+  batchSize?: number;
+}): MaintenanceView {
+  const batchSize = options.batchSize ?? 1000;
+  const tenants = new Map<string, TenantState>();
+  const byId = new Map<string, MemoryCard>();
+  let position = 0;
+  let running: Promise<number> | undefined;
+
+  const tenant = (name: string): TenantState => {
+    let state = tenants.get(name);
+    if (!state) {
+      state = { cards: new Map(), maintenance: {}, synonyms: [], lastRuns: new Map() };
+      tenants.set(name, state);
+    }
+    return state;
+  };
+
+  function apply(event: StoredEvent): void {
+    if (event.streamType === "memory" && event.streamId.startsWith(memoryPrefix)) {
+      const id = event.streamId.slice(memoryPrefix.length);
+      const next = evolveCard(byId.get(id), event);
+      if (!next) return;
+      byId.set(id, next);
+      tenant(next.tenant).cards.set(id, next);
+      return;
+    }
+    if (event.type === "tenant.settings_changed") {
+      const data = event.data as { maintenance?: MaintenanceSettings; synonyms?: string[][] };
+      const state = tenant(event.meta.tenant);
+      if (data.maintenance !== undefined) state.maintenance = data.maintenance;
+      if (data.synonyms !== undefined) state.synonyms = data.synonyms;
+      return;
+    }
+    if (event.type === "maintenance.run_recorded") {
+      const run = event.data as MaintenanceRunRecord;
+      const summary: RunSummary = {
+        runId: run.runId,
+        job: run.job,
+        mode: run.mode,
+        trigger: run.trigger,
+        outcome: run.outcome,
+        startedAt: run.startedAt,
+        finishedAt: run.finishedAt,
+      };
+      const runs = tenant(event.meta.tenant).lastRuns;
+      runs.set(run.job, summary);
+      runs.set(`${run.job}:${run.trigger}`, summary);
+    }
+  }
+
+  async function readOn(): Promise<number> {
+    for (;;) {
+      const batch = await options.log.readAll({ after: position, limit: batchSize });
+      if (batch.length === 0) return position;
+      for (const event of await openSealedEvents(batch, options.keyring)) apply(event);
+      position = batch.at(-1)?.position ?? position;
+    }
+  }
+
+  return {
+    catchUp() {
+      running ??= readOn().finally(() => {
+        running = undefined;
+      });
+      return running;
+    },
+    position: () => position,
+    tenants: () => [...tenants.keys()].sort(),
+    cards: (name) => [...(tenants.get(name)?.cards.values() ?? [])],
+    card: (id) => byId.get(id),
+    maintenanceSettings: (name) => tenants.get(name)?.maintenance ?? {},
+    synonyms: (name) => tenants.get(name)?.synonyms ?? [],
+    lastRun: (name, job, trigger) =>
+      tenants.get(name)?.lastRuns.get(trigger === undefined ? job : `${job}:${trigger}`),
+  };
+}

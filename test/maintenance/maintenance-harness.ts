@@ -1,0 +1,179 @@
+// Cairn's back end in this process for the maintenance suites: ingest (with its relay),
+// search, ranking and maintenance, each a real service on the worker's real Postgres, Redis
+// and NATS, a fresh database and event stream per test. Maintenance's clock is the test's,
+// so memories can be made old without waiting.
+import { randomUUID } from "node:crypto";
+import { connectBus, ensureEventStream, requestRpc } from "@cairn/bus";
+import {
+  type DoctorReport,
+  type DoctorRequest,
+  eventStreamName,
+  type GetMemoryReply,
+  type MaintenanceJob,
+  maintenanceSubjects,
+  type PlanResult,
+  type Principal,
+  type RunMaintenanceReply,
+  rankingSubjects,
+  searchSubjects,
+  type WriteResult,
+} from "@cairn/contracts";
+import { createDatabasePool, createEventStore, type EventStore, migrateToLatest } from "@cairn/event-store";
+import { type ServiceHandle, startService } from "@cairn/service-runtime";
+import { infraTest } from "@cairn/testing";
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import type pg from "pg";
+import { ingestService } from "../../services/ingest/src/ingest-service.ts";
+import {
+  createMaintenanceService,
+  type MaintenanceService,
+} from "../../services/maintenance/src/maintenance-service.ts";
+import type { Summarizer } from "../../services/maintenance/src/summary/summarizer.ts";
+import { createRankingService } from "../../services/ranking/src/ranking-service.ts";
+import { searchEnvSchema } from "../../services/search/src/env.ts";
+import { startSearch } from "../../services/search/src/search-service.ts";
+
+export const tenant = "acme";
+export const admin: Principal = { tenant, agent: "ada", role: "admin", primary: true };
+export const alice: Principal = { tenant, agent: "alice", role: "agent", primary: false };
+export const dayMs = 86_400_000;
+
+export type MaintenanceOptions = { env?: Record<string, string>; summarizer?: Summarizer };
+
+export type Cairn = {
+  nc: NatsConnection;
+  pool: pg.Pool;
+  store: EventStore;
+  env: Record<string, string>;
+  /** Maintenance judges ages by this clock; move it forward to make memories old. */
+  clock: { now: Date };
+  maintenance: MaintenanceService;
+  send<T = WriteResult>(command: string, payload: Record<string, unknown>): Promise<T>;
+  /** A destructive command: its dry run, then the same command with the token. */
+  twoStep(command: string, payload: Record<string, unknown>): Promise<WriteResult>;
+  create(memory: Record<string, unknown>, principal?: Principal): Promise<WriteResult>;
+  run(
+    job: MaintenanceJob,
+    options?: { apply?: boolean; params?: Record<string, unknown>; token?: string; principal?: Principal },
+  ): Promise<RunMaintenanceReply>;
+  doctor(request?: DoctorRequest): Promise<DoctorReport>;
+  get(id: string): Promise<GetMemoryReply>;
+  /** Waits until search and ranking have applied everything in the log. */
+  settle(): Promise<number>;
+  /** Starts one more maintenance copy (another instance of the service, same settings). */
+  startMaintenanceCopy(options?: MaintenanceOptions): Promise<ServiceHandle>;
+  stop(): Promise<void>;
+};
+
+export async function startCairn(
+  infra: { databaseUrl: string; redisUrl: string; natsUrl: string; uniqueName: string },
+  options: MaintenanceOptions = {},
+): Promise<Cairn> {
+  await migrateToLatest(infra.databaseUrl);
+  const nc = await connectBus({ url: infra.natsUrl, name: `test-${infra.uniqueName}` });
+  // A fresh event stream: the worker's NATS is shared by the tests it runs one after another.
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.delete(eventStreamName).catch(() => false);
+  await ensureEventStream(jsm);
+  const env: Record<string, string> = {
+    CAIRN_DATABASE_URL: infra.databaseUrl,
+    CAIRN_REDIS_URL: infra.redisUrl,
+    CAIRN_NATS_URL: infra.natsUrl,
+    CAIRN_LOG_LEVEL: process.env.CAIRN_TEST_LOG ?? "silent",
+    CAIRN_METRICS_PORT: "off",
+    CAIRN_REDIS_PREFIX: `${infra.uniqueName}:`,
+    CAIRN_SEARCH_CONSUMER_PREFIX: `s-${infra.uniqueName}`,
+    CAIRN_SEARCH_CATCH_UP_MS: "1000",
+    CAIRN_RANKING_REDIS_PREFIX: `${infra.uniqueName}:ranking:`,
+    CAIRN_RANKING_CONSUMER_PREFIX: `r-${infra.uniqueName}`,
+    CAIRN_RANKING_WAIT_MS: "15000",
+    CAIRN_MAINTENANCE_SCHEDULER: "0",
+    CAIRN_MAINTENANCE_REQUEST_TIMEOUT_MS: "20000",
+  };
+  const clock = { now: new Date() };
+  const handles: ServiceHandle[] = [];
+  const pool = createDatabasePool({ connectionString: infra.databaseUrl, max: 4 });
+  const store = createEventStore(pool);
+  const makeMaintenance = (o: MaintenanceOptions) =>
+    createMaintenanceService({
+      clock: () => clock.now,
+      ...(o.summarizer ? { summarizer: o.summarizer } : {}),
+    });
+  const maintenance = makeMaintenance(options);
+  try {
+    handles.push(await startService(ingestService, env));
+    handles.push(
+      await startService({ name: "search", envSchema: searchEnvSchema, start: startSearch() }, env),
+    );
+    handles.push(await startService(createRankingService(), env));
+    handles.push(await startService(maintenance, { ...env, ...options.env }));
+  } catch (error) {
+    for (const h of handles.reverse()) await h.stop();
+    await nc.close();
+    await pool.end();
+    throw error;
+  }
+  const request = <T>(subject: string, payload: unknown, timeoutMs = 60_000) =>
+    requestRpc<T>(nc, subject, payload, { timeoutMs });
+  const send = <T = WriteResult>(command: string, payload: Record<string, unknown>) =>
+    request<T>(`cairn.ingest.${command}`, payload);
+
+  const cairn: Cairn = {
+    nc,
+    pool,
+    store,
+    env,
+    clock,
+    maintenance,
+    send,
+    async twoStep(command, payload) {
+      const plan = await send<PlanResult>(command, { ...payload, dryRun: true });
+      return send<WriteResult>(command, { ...payload, token: plan.token });
+    },
+    create: (memory, principal = alice) => send("memory.create", { principal, memory }),
+    run: (job, o = {}) =>
+      request<RunMaintenanceReply>(maintenanceSubjects.run, {
+        principal: o.principal ?? admin,
+        job,
+        apply: o.apply ?? false,
+        ...(o.params ? { params: o.params } : {}),
+        ...(o.token ? { token: o.token } : {}),
+      }),
+    doctor: (r = {}) => request<DoctorReport>(maintenanceSubjects.doctor, r),
+    get: (id) => request<GetMemoryReply>(searchSubjects.get, { principal: admin, id }),
+    async settle() {
+      const position = await store.lastPosition();
+      await request(searchSubjects.status, { afterPosition: position, waitTimeoutMs: 20_000 });
+      await request(rankingSubjects.signals, {
+        principal: admin,
+        ids: [randomUUID()],
+        afterPosition: position,
+      });
+      return position;
+    },
+    async startMaintenanceCopy(o = {}) {
+      const handle = await startService(makeMaintenance(o), { ...env, ...options.env, ...o.env });
+      handles.push(handle);
+      return handle;
+    },
+    async stop() {
+      for (const h of handles.reverse()) await h.stop().catch(() => undefined);
+      await nc.close();
+      await pool.end();
+    },
+  };
+  return cairn;
+}
+
+/** `infraTest` with Cairn's back end running (maintenance options per suite). */
+export function cairnTest(options: MaintenanceOptions = {}) {
+  return infraTest.extend("cairn", async ({ databaseUrl, redis, nats, uniqueName }, { onCleanup }) => {
+    const cairn = await startCairn(
+      { databaseUrl, redisUrl: redis.url, natsUrl: nats.url, uniqueName },
+      options,
+    );
+    onCleanup(() => cairn.stop());
+    return cairn;
+  });
+}
