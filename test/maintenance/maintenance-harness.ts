@@ -62,7 +62,9 @@ export type Cairn = {
   /** Waits until search and ranking have applied everything in the log. */
   settle(): Promise<number>;
   /** Starts one more maintenance copy (another instance of the service, same settings). */
-  startMaintenanceCopy(options?: MaintenanceOptions): Promise<ServiceHandle>;
+  startMaintenanceCopy(
+    options?: MaintenanceOptions,
+  ): Promise<{ handle: ServiceHandle; service: MaintenanceService }>;
   stop(): Promise<void>;
 };
 
@@ -98,7 +100,7 @@ export async function startCairn(
   const makeMaintenance = (o: MaintenanceOptions) =>
     createMaintenanceService({
       clock: () => clock.now,
-      ...(o.summarizer ? { summarizer: o.summarizer } : {}),
+      ...((o.summarizer ?? options.summarizer) ? { summarizer: o.summarizer ?? options.summarizer } : {}),
     });
   const maintenance = makeMaintenance(options);
   try {
@@ -153,9 +155,10 @@ export async function startCairn(
       return position;
     },
     async startMaintenanceCopy(o = {}) {
-      const handle = await startService(makeMaintenance(o), { ...env, ...options.env, ...o.env });
+      const service = makeMaintenance(o);
+      const handle = await startService(service, { ...env, ...options.env, ...o.env });
       handles.push(handle);
-      return handle;
+      return { handle, service };
     },
     async stop() {
       for (const h of handles.reverse()) await h.stop().catch(() => undefined);

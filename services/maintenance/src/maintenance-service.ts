@@ -70,6 +70,7 @@ export function createMaintenanceService(options: MaintenanceServiceOptions = {}
           : extractiveSummarizer);
       const searchRepair = createSearchRepairClient(nc, env.CAIRN_MAINTENANCE_REQUEST_TIMEOUT_MS);
       const runner: RunnerDeps = {
+        instance,
         nc,
         view,
         locks: createTenantLocks(pool),
@@ -94,7 +95,6 @@ export function createMaintenanceService(options: MaintenanceServiceOptions = {}
         doctor,
         schedules,
         schedulerOn: env.CAIRN_MAINTENANCE_SCHEDULER,
-        instance,
       });
       scheduler = env.CAIRN_MAINTENANCE_SCHEDULER
         ? startScheduler(runner, { schedules, tickMs: env.CAIRN_MAINTENANCE_TICK_MS })

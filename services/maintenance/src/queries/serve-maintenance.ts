@@ -21,7 +21,6 @@ export type ServeDeps = RunnerDeps & {
   doctor: DoctorDeps;
   schedules: DeploymentSchedules;
   schedulerOn: boolean;
-  instance: string;
 };
 
 export function serveMaintenance(deps: ServeDeps): Subscription[] {

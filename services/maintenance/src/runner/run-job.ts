@@ -45,6 +45,8 @@ export const jobs: { [J in MaintenanceJob]: Job<J> } = {
 };
 
 export type RunnerDeps = {
+  /** This copy of the service (named in a refusal, so an operator sees which copy answered). */
+  instance: string;
   nc: NatsConnection;
   view: MaintenanceView;
   locks: TenantLocks;
@@ -71,10 +73,10 @@ export type RunRequest = {
 
 /** A run that could not start because another run of the tenant holds the lock. */
 export class RunnerBusyError extends CairnError {
-  constructor(tenant: string) {
+  constructor(tenant: string, instance: string) {
     super("unavailable", `maintenance of tenant ${tenant} is running already (in this or another copy)`, {
       hint: "wait for that run to finish (see `pnpm cairn maintenance status`), then ask again",
-      details: { tenant, reason: "locked" },
+      details: { tenant, reason: "locked", instance },
     });
     this.name = "RunnerBusyError";
   }
@@ -123,7 +125,7 @@ export async function runJob(
   const lock = await deps.locks.tryAcquire(tenant);
   if (!lock) {
     metrics().runs.add(1, { job, outcome: "skipped" });
-    throw new RunnerBusyError(tenant);
+    throw new RunnerBusyError(tenant, deps.instance);
   }
   try {
     // What other copies did while this one waited is in the log: read it before deciding.
