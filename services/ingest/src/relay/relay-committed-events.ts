@@ -148,6 +148,8 @@ export function startRelay(options: RelayOptions): Relay {
         if (!js) {
           await ensureEventStream(await jetstreamManager(options.nc));
           js = jetstream(options.nc);
+          // JetStream answers again: whatever failed before is behind us.
+          status.lastError = null;
         }
         pending = false;
         const batch = await readAll(client, { after: status.position, limit: batchSize });
