@@ -65,7 +65,7 @@ describe("maintenance: forgetting", () => {
     expect(applied.actions).toMatchObject([{ action: "archive", ids: [plain.id], status: "applied" }]);
     const events = await cairn.store.readStream(streamIdFor("memory", plain.id));
     expect(events.at(-1)).toMatchObject({ type: "memory.archived", meta: { correlationId: applied.runId } });
-    expect((events.at(-1)?.data as { reason: string }).reason).toMatch(
+    expect((events.at(-1)?.data as { reason?: string } | undefined)?.reason).toMatch(
       /^forgotten \(maintenance run .*\): age/,
     );
     await cairn.settle();

@@ -28,6 +28,8 @@ export function decideForgetting(
     notUseful: 0,
     recalls: 0,
     lastRecalledAt: null,
+    reads: 0,
+    lastReadAt: null,
     depth: 0,
     attention: 0,
     hotTopic: 0,

@@ -1,5 +1,8 @@
 // The summary used when no chat model is configured (and when one fails): the sentences that
-// together cover the group's topic words best, greedily, in the order the memories had them.
+// cover the group's topic words best, chosen greedily (the sentence adding the most weight of
+// words not yet covered first, a word weighing as many memories as use it), until no sentence
+// adds a word; then put back in the order the memories had them. A sentence that says nothing
+// new is left out, a fact only one member states is kept: consolidating must not lose facts.
 import { distinctTopicWords, sentences, topicWords } from "../text/text-features.ts";
 import type { Summarizer, SummaryInput } from "./summarizer.ts";
 
