@@ -61,6 +61,8 @@ export type Cairn = {
   get(id: string): Promise<GetMemoryReply>;
   /** Waits until search and ranking have applied everything in the log. */
   settle(): Promise<number>;
+  /** Stops the first maintenance copy (the others keep running). */
+  stopMaintenance(): Promise<void>;
   /** Starts one more maintenance copy (another instance of the service, same settings). */
   startMaintenanceCopy(
     options?: MaintenanceOptions,
@@ -153,6 +155,9 @@ export async function startCairn(
         afterPosition: position,
       });
       return position;
+    },
+    async stopMaintenance() {
+      await handles[3]?.stop();
     },
     async startMaintenanceCopy(o = {}) {
       const service = makeMaintenance(o);
