@@ -58,21 +58,34 @@ type ExistingEventRow = {
   position: string;
 };
 /** Results of a retried append, rebuilt from the events it wrote the first time. */
-function originalResults(inputs: readonly AppendInput[], existing: ExistingEventRow[]): AppendResult[] {
+async function originalResults(
+  pool: pg.Pool,
+  inputs: readonly AppendInput[],
+  existing: ExistingEventRow[],
+): Promise<AppendResult[]> {
   const byId = new Map(existing.map((row) => [row.event_id, row]));
-  return inputs.map((input) => {
-    const rows = input.events.map((e) => byId.get(e.eventId));
-    const mismatch = rows.find((row) => row === undefined || row.stream_id !== input.streamId);
-    if (mismatch !== undefined || rows.length === 0) {
-      throw new EventIdReuseError(input.events.map((e) => e.eventId));
-    }
-    const found = rows as ExistingEventRow[];
-    return {
-      streamId: input.streamId,
-      nextVersion: Math.max(...found.map((r) => r.version)),
-      positions: found.map((r) => Number(r.position)),
-    };
-  });
+  return Promise.all(
+    inputs.map(async (input) => {
+      if (input.events.length === 0) {
+        // An input that only asserted a version wrote nothing to report: its stream's version now.
+        const { rows } = await pool.query<{ version: number }>(
+          "select coalesce(max(version), 0)::int as version from cairn_events where stream_id = $1",
+          [input.streamId],
+        );
+        return { streamId: input.streamId, nextVersion: rows[0]?.version ?? 0, positions: [] };
+      }
+      const rows = input.events.map((e) => byId.get(e.eventId));
+      if (rows.some((row) => row === undefined || row.stream_id !== input.streamId)) {
+        throw new EventIdReuseError(input.events.map((e) => e.eventId));
+      }
+      const found = rows as ExistingEventRow[];
+      return {
+        streamId: input.streamId,
+        nextVersion: Math.max(...found.map((r) => r.version)),
+        positions: found.map((r) => Number(r.position)),
+      };
+    }),
+  );
 }
 
 /**
@@ -156,6 +169,7 @@ async function appendOnce(pool: pg.Pool, inputs: readonly AppendInput[]): Promis
   }
   if (rows.some((r) => r.replayed)) {
     return originalResults(
+      pool,
       inputs,
       rows.map((r) => ({
         kind: "event",

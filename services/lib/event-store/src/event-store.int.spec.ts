@@ -449,6 +449,19 @@ describe("event store", () => {
         { streamId: "memory-old", streamType: "memory", expectedVersion: 1, events: [], meta },
       ]);
       expect(asserted).toEqual({ streamId: "memory-old", nextVersion: 1, positions: [] });
+      // Retrying an append that wrote to one stream and asserted another gives the first answer.
+      const mixed = [
+        {
+          streamId: "memory-other",
+          streamType: "memory" as const,
+          expectedVersion: "no_stream" as const,
+          events: [archived()],
+          meta,
+        },
+        { streamId: "memory-old", streamType: "memory" as const, expectedVersion: 1, events: [], meta },
+      ];
+      const first = await store.appendToStreams(mixed);
+      expect(await store.appendToStreams(mixed)).toEqual(first);
     } finally {
       await pool.end();
     }
