@@ -21,6 +21,7 @@ import { feedbackRoutes } from "./rest/routes/feedback.ts";
 import { handoffRoutes } from "./rest/routes/handoffs.ts";
 import { registerHealthRoutes } from "./rest/routes/health.ts";
 import { keyRoutes } from "./rest/routes/keys.ts";
+import { maintenanceRoutes } from "./rest/routes/maintenance.ts";
 import { memoryRoutes } from "./rest/routes/memories.ts";
 import { healthRouteDocs, openApiRoute } from "./rest/routes/openapi.ts";
 import { proposalRoutes } from "./rest/routes/proposals.ts";
@@ -103,7 +104,7 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
 
   registerRequestGuard(app, deps);
   registerHealthRoutes(app, { nc: deps.nc, checks: deps.checks });
-  const routes = restRoutes(ops, deps.pool, deps.authenticator);
+  const routes = [...restRoutes(ops, deps.pool, deps.authenticator), ...maintenanceRoutes(deps.nc)];
   let document: Record<string, unknown> | undefined;
   const openapi = openApiRoute(() => {
     document ??= buildOpenApiDocument([...healthRouteDocs, openapi, ...routes], openApiInfo(version));
