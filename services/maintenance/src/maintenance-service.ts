@@ -55,7 +55,15 @@ export function createMaintenanceService(options: MaintenanceServiceOptions = {}
       );
       const log = createEventStore(pool);
       const keyring = createMemoryKeyStore(pool);
-      const view = createMaintenanceView({ log, keyring });
+      const view = createMaintenanceView({
+        log,
+        keyring,
+        onUnreadable: (event, error) =>
+          logger.error(
+            { eventId: event.eventId, position: event.position, err: error.message },
+            "sealed text of an event does not open; maintenance treats it as empty",
+          ),
+      });
       const clock = options.clock ?? (() => new Date());
       const summarizer =
         options.summarizer ??

@@ -7,8 +7,11 @@ import {
   type MaintenanceJob,
   type MaintenanceRunRecord,
   type MaintenanceSettings,
+  openMemoryFields,
   openSealedEvents,
+  SealedContentError,
   type StoredEvent,
+  sealedMemoryIdOf,
 } from "@cairn/contracts";
 import type { EventStore } from "@cairn/event-store";
 import { evolveCard, type MemoryCard } from "./memory-card.ts";
@@ -44,6 +47,8 @@ export function createMaintenanceView(options: {
   log: Pick<EventStore, "readAll">;
   keyring: ContentKeyring;
   batchSize?: number;
+  /** Told about an event whose sealed text does not open (its text then counts as empty). */
+  onUnreadable?: (event: StoredEvent, error: SealedContentError) => void;
 }): MaintenanceView {
   const batchSize = options.batchSize ?? 1000;
   const tenants = new Map<string, TenantState>();
@@ -93,11 +98,35 @@ export function createMaintenanceView(options: {
     }
   }
 
+  /**
+   * The batch with its sealed text opened. A value that does not open with its key (damaged,
+   * or sealed with another key) must not stop the view: that event's text counts as empty.
+   */
+  async function opened(batch: StoredEvent[]): Promise<StoredEvent[]> {
+    try {
+      return await openSealedEvents(batch, options.keyring);
+    } catch (error) {
+      if (!(error instanceof SealedContentError)) throw error;
+      const out: StoredEvent[] = [];
+      for (const event of batch) {
+        try {
+          out.push(...(await openSealedEvents([event], options.keyring)));
+        } catch (inner) {
+          if (!(inner instanceof SealedContentError)) throw inner;
+          options.onUnreadable?.(event, inner);
+          const id = sealedMemoryIdOf(event) ?? "";
+          out.push({ ...event, data: openMemoryFields(event.data as object, undefined, id) });
+        }
+      }
+      return out;
+    }
+  }
+
   async function readOn(): Promise<number> {
     for (;;) {
       const batch = await options.log.readAll({ after: position, limit: batchSize });
       if (batch.length === 0) return position;
-      for (const event of await openSealedEvents(batch, options.keyring)) apply(event);
+      for (const event of await opened(batch)) apply(event);
       position = batch.at(-1)?.position ?? position;
     }
   }
