@@ -6,12 +6,14 @@ import {
   type Candidate,
   type CandidatesReply,
   type CandidatesRequest,
+  type DoctorReport,
   type GetMemoryReply,
   type HealthReply,
   healthSubject,
   type IngestCommandName,
   type ingestCommandSchemas,
   ingestSubject,
+  maintenanceSubjects,
   type PlanResult,
   type Principal,
   searchSubjects,
@@ -78,6 +80,8 @@ export type CairnBackend = {
     afterPosition?: number,
   ): Promise<KeyWithMemories & { source: "ranking" | "search" }>;
   health(service: "ingest" | "search" | "ranking" | "maintenance"): Promise<HealthReply>;
+  /** The doctor's status, summary line and findings for a tenant (cheap; no memory content). */
+  doctorSummary(tenant: string): Promise<DoctorReport>;
 };
 
 export type BackendOptions = { timeoutMs?: number; logger?: Logger | undefined };
@@ -255,6 +259,9 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
     },
     health(service) {
       return request<HealthReply>(healthSubject(service), {}, 2000);
+    },
+    doctorSummary(tenant) {
+      return request<DoctorReport>(maintenanceSubjects.doctor, { tenant, summaryOnly: true }, 3000);
     },
   };
 }

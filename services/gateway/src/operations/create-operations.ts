@@ -323,9 +323,23 @@ export function createOperations(deps: OperationsDeps) {
         }
       }),
     );
-    const [proposals, handoffs] = await Promise.all([
+    const [proposals, handoffs, doctor] = await Promise.all([
       countOpen(caller, "proposal", { consistency: "strong" }),
       countOpen(caller, "handoff", { consistency: "strong" }),
+      // The maintenance doctor's verdict for the tenant; null when maintenance does not answer.
+      backend.doctorSummary(caller.principal.tenant).then(
+        (r) => ({
+          status: r.status,
+          summary: r.summary,
+          findings: r.findings.map((f) => ({
+            code: f.code,
+            severity: f.severity,
+            count: f.count,
+            fix: f.fix,
+          })),
+        }),
+        () => null,
+      ),
     ]);
     return {
       principal: caller.principal,
@@ -333,6 +347,7 @@ export function createOperations(deps: OperationsDeps) {
       ranking: health.find(([s]) => s === "ranking")?.[1].ok ? "ranked" : "search_order",
       pending: { proposals, handoffs },
       lastWritePosition: positions.last(caller.keyId) ?? null,
+      health: doctor,
     };
   }
 

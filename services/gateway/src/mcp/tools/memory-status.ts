@@ -8,7 +8,7 @@ export function registerMemoryStatusTool(server: McpServer, deps: ToolDeps): voi
     {
       title: "Cairn status",
       description:
-        "Who you are to Cairn (tenant, agent, role), whether its services answer, and open work counts.",
+        "Who you are to Cairn (tenant, agent, role), whether its services answer, open work counts, and the maintenance doctor's health summary.",
       inputSchema: {},
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

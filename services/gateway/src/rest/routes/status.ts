@@ -23,6 +23,21 @@ export function statusRoutes(ops: Operations): RouteSpec[] {
             handoffs: z.number().int().nullable(),
           }),
           lastWritePosition: z.number().int().nullable(),
+          /** The maintenance doctor's verdict for the tenant (null when maintenance does not answer). */
+          health: z
+            .object({
+              status: z.enum(["ok", "warn", "error"]),
+              summary: z.string(),
+              findings: z.array(
+                z.object({
+                  code: z.string(),
+                  severity: z.string(),
+                  count: z.number().int(),
+                  fix: z.string(),
+                }),
+              ),
+            })
+            .nullable(),
         }),
       },
       handler: async ({ caller }) => ops.status(caller),
