@@ -70,6 +70,9 @@ describe("maintenance through the gateway", () => {
     });
     const status = await call(stack, "admin", "GET", "/v1/maintenance");
     expect(status.json).toMatchObject({ tenants: [{ tenant: "acme" }] });
+    // Everyone's status carries the doctor's verdict for the tenant (no content in it).
+    const overall = await call(stack, "alice", "GET", "/v1/status");
+    expect(overall.json).toMatchObject({ health: { status: "ok", summary: expect.stringMatching(/^ok: /) } });
     const doctor = await call(stack, "admin", "GET", "/v1/maintenance/doctor?summary=true");
     expect(doctor.json).toMatchObject({ status: "ok", tenant: "acme", mode: "summary" });
     const openapi = await call(stack, "admin", "GET", "/openapi.json");
