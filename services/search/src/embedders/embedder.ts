@@ -6,9 +6,17 @@ export type Embedder = {
   readonly model: string;
   /** The vector dimension (a remote model's is learnt from its first reply). */
   dimensions(): Promise<number>;
-  /** One vector per text, in order. */
-  embed(texts: readonly string[]): Promise<number[][]>;
+  /**
+   * One vector per text, in order. `owners` names the memory each text belongs to, so a
+   * cache can forget a memory's embeddings when it is purged.
+   */
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<number[][]>;
+  /** Forgets what was kept for these memories (a purge). Embedders that keep nothing omit it. */
+  forget?(memoryIds: readonly string[]): Promise<void>;
 };
+
+/** `owners[i]`: the memory text i belongs to (undefined: nobody's, such as a query). */
+export type EmbedOptions = { owners?: readonly (string | undefined)[] };
 
 export const embedderErrorCodes = ["request_failed", "bad_reply", "retries_exhausted"] as const;
 export type EmbedderErrorCode = (typeof embedderErrorCodes)[number];

@@ -1,6 +1,8 @@
 // A cache of embeddings keyed by model and the SHA-256 of the text: in memory (bounded, least
 // recently used first out) and in Postgres (`cairn_search.embedding_cache`), so a rebuild or
-// a restart does not pay a remote model again for texts it has seen.
+// a restart does not pay a remote model again for texts it has seen. Each persisted entry
+// names the memory it was made for: purging that memory forgets it (an embedding is derived
+// from the text and must not outlive it). Texts without an owner (queries) are not persisted.
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import pgvector from "pgvector";
@@ -24,7 +26,8 @@ export function withEmbeddingCache(embedder: Embedder, options: EmbeddingCacheOp
   return {
     model: embedder.model,
     dimensions: () => embedder.dimensions(),
-    async embed(texts) {
+    async embed(texts, embedOptions = {}) {
+      const owners = embedOptions.owners;
       const hashes = texts.map(textHash);
       const found = new Map<string, number[]>();
       for (const h of hashes) {
@@ -37,7 +40,8 @@ export function withEmbeddingCache(embedder: Embedder, options: EmbeddingCacheOp
       const missing = [...new Set(hashes.filter((h) => !found.has(h)))];
       if (missing.length > 0) {
         const { rows } = await options.pool.query<{ text_hash: string; embedding: string }>(
-          "select text_hash, embedding::text from cairn_search.embedding_cache where model = $1 and text_hash = any($2)",
+          `select distinct on (text_hash) text_hash, embedding::text from cairn_search.embedding_cache
+            where model = $1 and text_hash = any($2)`,
           [embedder.model, missing],
         );
         for (const row of rows) {
@@ -46,29 +50,50 @@ export function withEmbeddingCache(embedder: Embedder, options: EmbeddingCacheOp
           remember(row.text_hash, v);
         }
       }
-      const toEmbed: { hash: string; text: string }[] = [];
+      const toEmbed: { hash: string; text: string; owner: string | undefined }[] = [];
       const queued = new Set<string>();
       texts.forEach((text, i) => {
         const h = hashes[i] as string;
         if (!found.has(h) && !queued.has(h)) {
           queued.add(h);
-          toEmbed.push({ hash: h, text });
+          toEmbed.push({ hash: h, text, owner: owners?.[i] });
         }
       });
       if (toEmbed.length > 0) {
         const vectors = await embedder.embed(toEmbed.map((t) => t.text));
+        const persisted: { hash: string; owner: string; vector: number[] }[] = [];
         toEmbed.forEach((t, i) => {
-          found.set(t.hash, vectors[i] as number[]);
-          remember(t.hash, vectors[i] as number[]);
+          const vector = vectors[i] as number[];
+          found.set(t.hash, vector);
+          if (t.owner !== undefined) {
+            remember(t.hash, vector);
+            persisted.push({ hash: t.hash, owner: t.owner, vector });
+          }
         });
-        await options.pool.query(
-          `insert into cairn_search.embedding_cache (model, text_hash, embedding)
-           select $1, h, e::vector from unnest($2::text[], $3::text[]) as t(h, e)
-           on conflict do nothing`,
-          [embedder.model, toEmbed.map((t) => t.hash), vectors.map((v) => pgvector.toSql(v))],
-        );
+        if (persisted.length > 0) {
+          await options.pool.query(
+            `insert into cairn_search.embedding_cache (model, text_hash, memory_id, embedding)
+             select $1, h, m, e::vector from unnest($2::text[], $3::uuid[], $4::text[]) as t(h, m, e)
+             on conflict do nothing`,
+            [
+              embedder.model,
+              persisted.map((p) => p.hash),
+              persisted.map((p) => p.owner),
+              persisted.map((p) => pgvector.toSql(p.vector)),
+            ],
+          );
+        }
       }
       return hashes.map((h) => found.get(h) as number[]);
+    },
+    async forget(memoryIds) {
+      if (memoryIds.length === 0) return;
+      const { rows } = await options.pool.query<{ text_hash: string }>(
+        "delete from cairn_search.embedding_cache where memory_id = any($1::uuid[]) returning text_hash",
+        [memoryIds],
+      );
+      // The in-memory copy goes too (another memory with the same text simply embeds again).
+      for (const row of rows) memory.delete(row.text_hash);
     },
   };
 }

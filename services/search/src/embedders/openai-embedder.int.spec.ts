@@ -1,6 +1,7 @@
 // The `openai` embedder against a local server speaking the OpenAI embeddings protocol:
 // batching, retries with backoff, the dimension learnt from the first reply, the cache by
 // content hash and model, and the search service running on it end to end.
+import { randomUUID } from "node:crypto";
 import { migrateToLatest } from "@cairn/event-store";
 import { infraTest, waitFor } from "@cairn/testing";
 import pg from "pg";
@@ -86,25 +87,25 @@ describe("openai embedder", () => {
 
 describe("embedding cache", () => {
   infraTest(
-    "reuses embeddings by content hash and model, across restarts (Postgres)",
+    "reuses embeddings by content hash and model across restarts, and forgets a purged memory's",
     async ({ databaseUrl }) => {
       await migrateToLatest(databaseUrl);
       const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+      const [m1, m2, m3] = [randomUUID(), randomUUID(), randomUUID()];
       try {
         await withServer(async (server) => {
           const remote = createOpenAiEmbedder({ baseUrl: server.baseUrl, model: "fake-embed" });
           const cached = withEmbeddingCache(remote, { pool });
-          await cached.embed(["a", "b"]);
-          await cached.embed(["a", "b", "c", "c"]);
+          await cached.embed(["a", "b"], { owners: [m1, m2] });
+          await cached.embed(["a", "b", "c", "c"], { owners: [m1, m2, m3, m3] });
           expect(server.requests.map((r) => r.input)).toEqual([["a", "b"], ["c"]]);
 
-          // A new process: empty memory, same Postgres.
-          const again = withEmbeddingCache(
-            createOpenAiEmbedder({ baseUrl: server.baseUrl, model: "fake-embed" }),
-            { pool },
-          );
-          // Read back from Postgres: float4 precision.
-          const [c, a] = await again.embed(["c", "a"]);
+          // A new process: empty memory, same Postgres (float4 precision when read back).
+          const fresh = () =>
+            withEmbeddingCache(createOpenAiEmbedder({ baseUrl: server.baseUrl, model: "fake-embed" }), {
+              pool,
+            });
+          const [c, a] = await fresh().embed(["c", "a"]);
           for (const [got, want] of [
             [c, embedLocally("c", 64)],
             [a, embedLocally("a", 64)],
@@ -113,13 +114,32 @@ describe("embedding cache", () => {
           }
           expect(server.requests).toHaveLength(2);
 
+          // Query texts (no owner) are embedded but not kept.
+          await cached.embed(["a query"]);
+          await fresh().embed(["a query"]);
+          expect(server.requests).toHaveLength(4);
+
           // Another model is another vector space: nothing shared.
-          const other = withEmbeddingCache(
-            createOpenAiEmbedder({ baseUrl: server.baseUrl, model: "other" }),
-            { pool },
+          await withEmbeddingCache(createOpenAiEmbedder({ baseUrl: server.baseUrl, model: "other" }), {
+            pool,
+          }).embed(["a"], { owners: [m1] });
+          expect(server.requests).toHaveLength(5);
+
+          // Purging m1 forgets what was embedded from its text, in memory and in Postgres.
+          await cached.forget?.([m1]);
+          await cached.embed(["a"], { owners: [m1] });
+          expect(server.requests).toHaveLength(6);
+          const { rows } = await pool.query(
+            "select memory_id::text from cairn_search.embedding_cache where memory_id = $1",
+            [m1],
           );
-          await other.embed(["a"]);
-          expect(server.requests).toHaveLength(3);
+          expect(rows).toHaveLength(1);
+          await cached.forget?.([m1]);
+          const left = await pool.query(
+            "select count(*)::int as n from cairn_search.embedding_cache where memory_id = $1",
+            [m1],
+          );
+          expect(left.rows[0]).toEqual({ n: 0 });
         });
       } finally {
         await pool.end();

@@ -4,6 +4,7 @@
 // restarted, a delivery JetStream gave up on, a relay that skipped one) is applied first, in
 // log order. Several events go in one atomic write when the log is ahead, and every write is
 // a compare-and-set on the checkpoint, so duplicates and concurrent writers have no effect.
+// A delivered event the log does not hold is dead-lettered: the log is the truth.
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { StoredEvent } from "@cairn/contracts";
@@ -14,12 +15,20 @@ import type { ProjectionTarget } from "./projection-target.ts";
 export type EventLogReader = {
   readAll(options: { after: number; limit: number }): Promise<StoredEvent[]>;
   lastPosition(): Promise<number>;
+  /** The events with these ids that are in the log (committed), whatever the readers' horizon. */
+  findEvents(eventIds: readonly string[]): Promise<StoredEvent[]>;
 };
 
 export type HandleOutcome =
   | { kind: "applied"; position: number }
   | { kind: "duplicate"; position: number }
   | { kind: "dead_lettered"; position: number; deadLetter: DeadLetter };
+
+/** A delivered event the log holds but cannot show yet (an older transaction is still open). */
+export class LogNotReadableError extends Error {
+  override readonly name = "LogNotReadableError";
+  readonly code = "log_not_readable" as const;
+}
 
 export type LiveProjector = {
   readonly target: ProjectionTarget;
@@ -42,22 +51,36 @@ export type LiveProjectorOptions = {
   batchSize?: number;
   /** Pause between attempts while a rebuild holds live writes (default 50 ms). */
   pausedRetryMs?: number;
+  /** How long a delivered event may stay unreadable in the log before the delivery is retried later (default 2 s). */
+  visibilityWaitMs?: number;
 };
+
+type State = { generation: number; checkpoint: number };
 
 export function createLiveProjector(options: LiveProjectorOptions): LiveProjector {
   const { target, log } = options;
   const batchSize = options.batchSize ?? 200;
   const pausedRetryMs = options.pausedRetryMs ?? 50;
+  const visibilityWaitMs = options.visibilityWaitMs ?? 2000;
   const listeners = new Set<(position: number) => void>();
-  let cached: { generation: number; checkpoint: number } | undefined;
+  let cached: State | undefined;
   let known = 0;
+
+  // One applier at a time in this process (the consumer and the catch-up); copies of the
+  // service are kept apart by the compare-and-set on the checkpoint.
+  let tail: Promise<unknown> = Promise.resolve();
+  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  }
 
   function advanced(position: number): void {
     known = Math.max(known, position);
     for (const listener of listeners) listener(position);
   }
 
-  async function current(): Promise<{ generation: number; checkpoint: number }> {
+  async function current(): Promise<State> {
     if (!cached) {
       const generation = await target.liveGeneration();
       cached = { generation, checkpoint: await target.checkpoint(generation) };
@@ -66,10 +89,14 @@ export function createLiveProjector(options: LiveProjectorOptions): LiveProjecto
     return cached;
   }
 
-  /** Applies one batch; returns false when it must be retried with fresh state. */
-  async function applyBatch(events: readonly StoredEvent[], heartbeat?: () => void) {
-    const state = await current();
+  /**
+   * Applies events that follow `state.checkpoint` (they were read from it), moving it to the
+   * last one. Null when the checkpoint had moved (or a rebuild holds writes): read again.
+   */
+  async function applyBatch(state: State, events: readonly StoredEvent[], heartbeat?: () => void) {
     const last = events.at(-1) as StoredEvent;
+    if (last.position <= state.checkpoint)
+      throw new Error("a batch must end after the checkpoint it follows");
     const result = await target.apply(
       state.generation,
       { kind: "live" },
@@ -90,45 +117,61 @@ export function createLiveProjector(options: LiveProjectorOptions): LiveProjecto
 
   const projector: LiveProjector = {
     target,
-    async handle(event, heartbeat) {
-      for (;;) {
-        const state = await current();
-        if (event.position <= state.checkpoint) {
-          // The cache can only be behind the truth, so this is a duplicate for sure.
-          return { kind: "duplicate", position: state.checkpoint };
-        }
-        let batch = await log.readAll({ after: state.checkpoint, limit: batchSize });
-        const reachesEvent = batch.some((e) => e.position >= event.position);
-        if (!reachesEvent) {
-          if (batch.length === batchSize) {
-            // Far behind: apply what the log has before this event, then look again.
-            await applyBatch(batch, heartbeat);
+    handle(event, heartbeat) {
+      return exclusive(async () => {
+        const deadline = Date.now() + visibilityWaitMs;
+        for (;;) {
+          const state = await current();
+          if (event.position <= state.checkpoint) {
+            // The cache is never ahead of the truth: a duplicate for sure.
+            return { kind: "duplicate", position: state.checkpoint };
+          }
+          const batch = await log.readAll({ after: state.checkpoint, limit: batchSize });
+          if (batch.some((e) => e.position >= event.position)) {
+            const result = await applyBatch(state, batch, heartbeat);
+            if (!result) continue;
+            const deadLetter = result.deadLetters.find((d) => d.event?.eventId === event.eventId);
+            if (deadLetter) return { kind: "dead_lettered", position: event.position, deadLetter };
+            return { kind: "applied", position: event.position };
+          }
+          if (batch.length > 0) {
+            // Behind: what the log shows before this event goes first.
+            await applyBatch(state, batch, heartbeat);
             continue;
           }
-          // The log does not show the event yet (its snapshot horizon lags the relay for an
-          // instant); everything before it is there, so it follows them.
-          batch = [...batch, event];
+          // The log shows nothing after the checkpoint. Is the event in it at all?
+          if ((await log.findEvents([event.eventId])).length === 0) {
+            const deadLetter: DeadLetter = {
+              event,
+              reason: "not_in_log",
+              error: `event ${event.eventId} (position ${event.position}) is not in the log, which is the truth`,
+            };
+            await target.recordDeadLetters(state.generation, [deadLetter]);
+            return { kind: "dead_lettered", position: event.position, deadLetter };
+          }
+          // Committed, but an older transaction still holds the readers' horizon back.
+          if (Date.now() > deadline) {
+            throw new LogNotReadableError(
+              `position ${event.position} is committed but not yet readable; an older transaction is still open`,
+            );
+          }
+          await sleep(20);
         }
-        const result = await applyBatch(batch, heartbeat);
-        if (!result) continue;
-        const last = batch.at(-1) as StoredEvent;
-        if (last.position < event.position) continue;
-        const deadLetter = result.deadLetters.find((d) => d.event?.eventId === event.eventId);
-        if (deadLetter) return { kind: "dead_lettered", position: event.position, deadLetter };
-        return { kind: "applied", position: event.position };
-      }
+      });
     },
-    async catchUp(heartbeat) {
-      for (;;) {
-        const state = await current();
-        const batch = await log.readAll({ after: state.checkpoint, limit: batchSize });
-        if (batch.length === 0) {
-          // Re-read next time: another writer (a copy of this service) may move it meanwhile.
-          cached = undefined;
-          return state.checkpoint;
+    catchUp(heartbeat) {
+      return exclusive(async () => {
+        for (;;) {
+          const state = await current();
+          const batch = await log.readAll({ after: state.checkpoint, limit: batchSize });
+          if (batch.length === 0) {
+            // Re-read next time: another writer (a copy of this service) may move it meanwhile.
+            cached = undefined;
+            return state.checkpoint;
+          }
+          await applyBatch(state, batch, heartbeat);
         }
-        await applyBatch(batch, heartbeat);
-      }
+      });
     },
     lastKnownPosition: () => known,
     onAdvance(listener) {

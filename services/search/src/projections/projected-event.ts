@@ -26,7 +26,11 @@ export const poisonReasons = [
   "unsupported_version",
   "bad_data",
 ] as const;
-export type PoisonReason = (typeof poisonReasons)[number] | "cannot_apply";
+export type PoisonReason =
+  | (typeof poisonReasons)[number]
+  | "cannot_apply"
+  | "sealed_unreadable"
+  | "not_in_log";
 
 /** An event that no retry can apply; it is dead-lettered and skipped. */
 export class PoisonEventError extends Error {

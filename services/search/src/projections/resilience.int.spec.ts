@@ -1,5 +1,6 @@
 // Redelivery, duplicates, lost deliveries, poison events and outages of Redis and NATS: the
 // projections end up with every event applied exactly once, in log order.
+import { randomUUID } from "node:crypto";
 import { eventStreamName, type StoredEvent } from "@cairn/contracts";
 import { infraTest, startNats, startRedis, waitFor } from "@cairn/testing";
 import { jetstreamManager } from "@nats-io/jetstream";
@@ -76,6 +77,29 @@ describe("projection delivery", () => {
       lexical: delivered.event.position,
       vector: delivered.event.position,
     });
+  });
+
+  test("a delivered event the log does not hold is dead-lettered, not applied: the log is the truth", async ({
+    search,
+    inspect,
+  }) => {
+    const real = await search.log.record({ content: "A real memory." });
+    await search.settle();
+    const forged = { ...real.event, eventId: randomUUID(), position: real.event.position + 1000 };
+    await search.log.publish([forged]);
+    const next = await search.log.record({ content: "The next real memory." });
+    await search.settle();
+    expect(await inspect.checkpoints()).toEqual({
+      lexical: next.event.position,
+      vector: next.event.position,
+    });
+    const { rows } = await search.pool.query<{ projection: string; reason: string; event_id: string }>(
+      "select projection, reason, event_id::text from cairn_search.dead_letters order by projection",
+    );
+    expect(rows).toEqual([
+      { projection: "lexical", reason: "not_in_log", event_id: forged.eventId },
+      { projection: "vector", reason: "not_in_log", event_id: forged.eventId },
+    ]);
   });
 
   test("poison events are dead-lettered and terminated; the events after them still apply", async ({

@@ -30,6 +30,14 @@ export function synonymsFor(terms: readonly string[], groups: readonly string[][
   return [...new Set(added)];
 }
 
+/**
+ * A term as the query parser must see it: `_` is escaped (a lone `_` is a syntax error in
+ * RediSearch 1.x, and `\_` matches the same indexed token).
+ */
+function queryTerm(term: string): string {
+  return term.replaceAll("_", "\\_");
+}
+
 export function lexicalText(
   query: string,
   expansions: readonly string[],
@@ -37,9 +45,9 @@ export function lexicalText(
 ): LexicalText {
   const terms = queryTerms(query);
   const synonymsApplied = synonymsFor(terms, synonymGroups);
-  const alternatives = new Set<string>(terms);
+  const alternatives = new Set<string>(terms.map(queryTerm));
   for (const extra of [...expansions, ...synonymsApplied]) {
-    const words = queryTerms(extra, 8);
+    const words = queryTerms(extra, 8).map(queryTerm);
     if (words.length === 1) alternatives.add(words[0] as string);
     else if (words.length > 1) alternatives.add(`(${words.join(" ")})`);
   }

@@ -9,6 +9,10 @@ describe("lexicalText", () => {
     });
   });
 
+  test("underscores are escaped (a lone `_` is a syntax error in RediSearch 1.x)", () => {
+    expect(lexicalText("_ foo_bar", [], []).clause).toBe("(\\_|foo\\_bar)");
+  });
+
   test("a query without a searchable term has no lexical clause", () => {
     expect(lexicalText("*** ??? ---", [], []).clause).toBeNull();
   });

@@ -137,6 +137,7 @@ describe("search.candidates", () => {
       [{ tags: ["ops} | @tenant:{globex"] }, []],
       [{ project: "cairn}|(@scope:{global})" }, []],
       [{ agent: "bob} | @tenant:{globex" }, []],
+      [{ tags: ["_"], anyTags: ["_", "-"] }, []],
     ];
     for (const [filters, expected] of cases) {
       expect({ filters, ids: await found(search, alice, filters) }).toEqual({ filters, ids: same(expected) });
@@ -265,6 +266,8 @@ describe("search.candidates", () => {
       "orchid\\|@tenant:{676c6f626578}",
       "‮orchid",
       "@scope:{global}|@scope:{team}|@scope:{agent}",
+      "_",
+      "__ _ -",
     ];
     const check = async (query: string) => {
       for (const [name, principal] of [

@@ -49,6 +49,7 @@ export type TestLog = {
   setSynonyms(tenant: string, synonyms: string[][]): Promise<StoredEvent>;
   publish(events: readonly StoredEvent[], options?: { msgId?: (e: StoredEvent) => string }): Promise<void>;
   publishRaw(subject: string, body: string): Promise<void>;
+  /** The highest position in the log (what a test wrote last). */
   lastPosition(): Promise<number>;
 };
 
@@ -169,7 +170,15 @@ export async function createTestLog(options: { pool: pg.Pool; nc: NatsConnection
     async publishRaw(subject, body) {
       await js.publish(subject, body);
     },
-    lastPosition: () => store.lastPosition(),
+    // Everything written, committed or not yet below the readers' horizon: the event store's
+    // `lastPosition` stops below the oldest open transaction (a projection's write, say), and
+    // a test that waits for less than everything it wrote would read too early.
+    async lastPosition() {
+      const { rows } = await options.pool.query<{ max: string | null }>(
+        "select max(position) as max from cairn_events",
+      );
+      return Number(rows[0]?.max ?? 0);
+    },
   };
   return log;
 }

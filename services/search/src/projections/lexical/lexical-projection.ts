@@ -1,11 +1,11 @@
 // `projectToRediSearch`: the lexical projection. Folds events into current documents and
 // synonym tables and writes them, with the checkpoint, in one compare-and-set script. Sealed
 // memory text is opened with the memories' content keys first (a purged memory's stays empty).
-import { openSealedEvents, type StoredEvent } from "@cairn/contracts";
+import type { StoredEvent } from "@cairn/contracts";
 import { createMemoryKeyStore } from "@cairn/event-store";
 import type pg from "pg";
 import { recordDeadLetters } from "../dead-letters.ts";
-import { foldEvents, memoryIdsOf } from "../fold-events.ts";
+import { foldEvents, memoryIdsOf, openSealedBatch } from "../fold-events.ts";
 import type { ApplyResult, ProjectionTarget, ProjectionWriter } from "../projection-target.ts";
 import type { LexicalStore, LexicalWrite } from "./lexical-store.ts";
 
@@ -25,14 +25,17 @@ export function createLexicalProjection(options: { store: LexicalStore; pool: pg
       next,
     ): Promise<ApplyResult> {
       const current = await store.loadDocuments(g, memoryIdsOf(events));
-      const fold = foldEvents(await openSealedEvents(events, keyring), current);
-      // Recorded before the commit: a retry of a failed commit finds them there (idempotent).
-      await recordDeadLetters(pool, "lexical", g, fold.deadLetters);
+      const opened = await openSealedBatch(events, keyring);
+      const fold = foldEvents(opened.events, current, opened.unreadable);
       const writes: LexicalWrite[] = [
         ...[...fold.documents.values()].map((document) => ({ kind: "document" as const, document })),
         ...[...fold.synonyms].map(([tenant, groups]) => ({ kind: "synonyms" as const, tenant, groups })),
       ];
       const outcome = await store.commit(g, writer, expected, next, writes);
+      // Only a fold that was committed says what could not apply: one that lost the race for
+      // the checkpoint read documents that had moved on (its "poison" would be bogus).
+      // Postgres holds the record, Redis the read model, so this comes right after the commit.
+      if (outcome === "ok") await recordDeadLetters(pool, "lexical", g, fold.deadLetters);
       return { outcome, deadLetters: fold.deadLetters };
     },
     recordDeadLetters: (g, letters) => recordDeadLetters(pool, "lexical", g, letters),

@@ -50,10 +50,13 @@ export function queryTerms(text: string, max = 64): string[] {
   return [...seen];
 }
 
-/** Backslash-escapes every ASCII character that is not a letter, digit or `_` (tag values, terms). */
+/**
+ * Backslash-escapes every ASCII character that is not a letter or digit (tag values). `_` is
+ * escaped too: a lone `_` is a syntax error in RediSearch 1.x, `\_` matches the same token.
+ */
 export function escapeQueryText(value: string): string {
   // Control characters become an escaped space; other ASCII punctuation is escaped as itself.
-  return value.replace(/\p{Cc}|[ -/:-@[-^`{-~]/gu, (c) => (/\p{Cc}/u.test(c) ? "\\ " : `\\${c}`));
+  return value.replace(/\p{Cc}|[ -/:-@[-`{-~]/gu, (c) => (/\p{Cc}/u.test(c) ? "\\ " : `\\${c}`));
 }
 
 /**

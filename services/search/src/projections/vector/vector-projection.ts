@@ -3,10 +3,10 @@
 // the checkpoint in one transaction. Sealed memory text is opened with the memories' content
 // keys first; a purged memory keeps no text and is embedded from its slot alone.
 import type { ContentKeyring, MemoryDocument, StoredEvent } from "@cairn/contracts";
-import { CairnError, openSealedEvents } from "@cairn/contracts";
+import { CairnError } from "@cairn/contracts";
 import type { Embedder } from "../../embedders/embedder.ts";
 import { textHash } from "../../embedders/embedding-cache.ts";
-import { foldEvents, memoryIdsOf } from "../fold-events.ts";
+import { foldEvents, memoryIdsOf, openSealedBatch } from "../fold-events.ts";
 import type { ApplyResult, ProjectionTarget, ProjectionWriter } from "../projection-target.ts";
 import type { VectorGeneration, VectorStore, VectorUpsert } from "./vector-store.ts";
 
@@ -81,17 +81,27 @@ export function createVectorProjection(options: {
       if (gen.model !== embedder.model) throw new EmbeddingModelMismatchError(gen.model, embedder.model);
       const rows = await store.loadRows(gen, memoryIdsOf(events));
       const current = new Map([...rows].map(([id, row]) => [id, row.document]));
-      const fold = foldEvents(await openSealedEvents(events, keyring), current);
+      const opened = await openSealedBatch(events, keyring);
+      const fold = foldEvents(opened.events, current, opened.unreadable);
       const upserts: VectorUpsert[] = [];
-      const toEmbed: { index: number; text: string }[] = [];
+      const toEmbed: { index: number; text: string; owner: string | undefined }[] = [];
+      const purged: string[] = [];
       for (const document of fold.documents.values()) {
         const text = embeddingText(document);
         const hash = textHash(text);
-        if (rows.get(document.id)?.textHash !== hash) toEmbed.push({ index: upserts.length, text });
+        if (document.purgedAt && !rows.get(document.id)?.document.purgedAt) purged.push(document.id);
+        if (rows.get(document.id)?.textHash !== hash) {
+          // A purged memory's embedding (of its slot) is not cached under its id: the cache
+          // forgets that memory below.
+          toEmbed.push({ index: upserts.length, text, owner: document.purgedAt ? undefined : document.id });
+        }
         upserts.push({ document, textHash: hash, embedding: null });
       }
       if (toEmbed.length > 0) {
-        const vectors = await embedder.embed(toEmbed.map((t) => t.text));
+        const vectors = await embedder.embed(
+          toEmbed.map((t) => t.text),
+          { owners: toEmbed.map((t) => t.owner) },
+        );
         toEmbed.forEach((t, i) => {
           const vector = vectors[i] as number[];
           if (vector.length !== gen.dimensions) {
@@ -105,6 +115,8 @@ export function createVectorProjection(options: {
       }
       const outcome = await store.commit(gen, writer, expected, next, upserts, fold.deadLetters);
       if (outcome === "not_owner") generations.delete(g);
+      // Embeddings derived from a purged memory's text must not outlive it in the cache.
+      if (outcome === "ok" && purged.length > 0) await embedder.forget?.(purged);
       return { outcome, deadLetters: fold.deadLetters };
     },
     recordDeadLetters: (g, letters) => store.recordDeadLetters(g, letters),
