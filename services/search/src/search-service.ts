@@ -66,6 +66,9 @@ export function startSearch(options: SearchServiceOptions = {}) {
         batchSize: env.CAIRN_SEARCH_BATCH_SIZE,
       }),
     );
+    models.advances = Object.fromEntries(
+      projectors.map((p) => [p.target.name, (listener: () => void) => p.onAdvance(listener)]),
+    );
     const consumers: ProjectionConsumer[] = [];
     const timers: NodeJS.Timeout[] = [];
     const catchUps: Promise<unknown>[] = [];

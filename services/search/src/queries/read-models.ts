@@ -19,12 +19,16 @@ export type ReadModels = {
   defaultWaitMs: number;
   now: () => number;
   logger: Logger;
+  /** Progress of the projections this process runs, to wake read-your-writes waits at once. */
+  advances?: Partial<Record<ProjectionName, (listener: () => void) => () => void>>;
 };
 
 export function positionSource(models: ReadModels, name: ProjectionName): PositionSource {
+  const onAdvance = models.advances?.[name];
   if (name === "lexical") {
     return {
       name,
+      ...(onAdvance ? { onAdvance } : {}),
       async position() {
         try {
           const g = await models.lexical.activeGeneration();
@@ -37,6 +41,7 @@ export function positionSource(models: ReadModels, name: ProjectionName): Positi
   }
   return {
     name,
+    ...(onAdvance ? { onAdvance } : {}),
     async position() {
       try {
         return (await models.vectorStore.activeGeneration())?.checkpoint ?? 0;

@@ -1,0 +1,405 @@
+// `pnpm bench search [--sizes 10000,100000] [--queries 200] [--writes 100] [--json]`
+//
+// The read path at a given number of memories, on throwaway Postgres + pgvector, Redis +
+// RediSearch and NATS, with the local embedder:
+//
+// 1. seeds the log with N memories (10 tenants, 6 agents each, mixed scopes and tiers, text
+//    drawn from 40 topics), written with the event store as ingest writes them;
+// 2. rebuilds both read models from the log (`pnpm cairn rebuild`'s engine): events per second;
+// 3. starts the search service and asks it over NATS, as the gateway does, one request at a
+//    time: lexical, vector and hybrid candidates (k = 50) for a principal of a random tenant;
+// 4. writes one memory at a time through the log and the ingest relay and waits until both
+//    read models have it (`cairn.search.status` with `afterPosition`): write-to-searchable.
+import { randomUUID } from "node:crypto";
+import { cpus, totalmem } from "node:os";
+import { requestRpc } from "@cairn/bus";
+import {
+  type CandidatesReply,
+  type EventMeta,
+  type MemoryBody,
+  type NewEvent,
+  type Principal,
+  type RetrievalMode,
+  searchSubjects,
+  streamIdFor,
+} from "@cairn/contracts";
+import { type AppendInput, createEventStore, migrateToLatest, storeCheckpoint } from "@cairn/event-store";
+import { parseEnv, startService } from "@cairn/service-runtime";
+import { createLogger } from "@cairn/telemetry";
+import { connect } from "@nats-io/transport-node";
+import pg from "pg";
+import { startRelay } from "../../services/ingest/src/relay/relay-committed-events.ts";
+// The fixtures' own modules: the package index also loads vitest's `infraTest`.
+import { startNats } from "../../services/lib/testing/src/nats.ts";
+import { startPostgres } from "../../services/lib/testing/src/postgres.ts";
+import { startRedis } from "../../services/lib/testing/src/redis.ts";
+import { searchEnvSchema } from "../../services/search/src/env.ts";
+import { openReadModels } from "../../services/search/src/open-read-models.ts";
+import { rebuildProjection } from "../../services/search/src/rebuild/rebuild-projection.ts";
+import { startSearch } from "../../services/search/src/search-service.ts";
+import { percentile, progress, type Row, report } from "./lib/report.ts";
+
+function option(args: string[], name: string, fallback: string): string {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? (args[i + 1] ?? fallback) : fallback;
+}
+
+function positive(args: string[], name: string, fallback: number): number {
+  const value = Number(option(args, name, String(fallback)));
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} needs a positive integer`);
+  return value;
+}
+
+/** Deterministic pseudo-random numbers (mulberry32), so every run benches the same data. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const topics = [
+  ["deploy", "release", "rollback", "canary", "pipeline"],
+  ["database", "migration", "postgres", "index", "vacuum"],
+  ["cache", "redis", "eviction", "ttl", "latency"],
+  ["kubernetes", "pod", "helm", "cluster", "node"],
+  ["billing", "invoice", "stripe", "refund", "tax"],
+  ["search", "ranking", "embedding", "bm25", "recall"],
+  ["auth", "token", "oauth", "session", "password"],
+  ["frontend", "react", "css", "bundle", "component"],
+  ["testing", "vitest", "fixture", "flaky", "coverage"],
+  ["observability", "trace", "metric", "grafana", "alert"],
+  ["queue", "nats", "consumer", "backpressure", "ack"],
+  ["security", "secret", "rotation", "audit", "scan"],
+  ["api", "rest", "openapi", "pagination", "rate"],
+  ["mobile", "ios", "android", "push", "offline"],
+  ["data", "warehouse", "etl", "parquet", "schema"],
+  ["email", "smtp", "template", "bounce", "newsletter"],
+  ["payments", "card", "checkout", "fraud", "chargeback"],
+  ["storage", "s3", "bucket", "lifecycle", "backup"],
+  ["network", "dns", "tls", "proxy", "firewall"],
+  ["docs", "readme", "guide", "tutorial", "changelog"],
+  ["hiring", "interview", "onboarding", "mentor", "review"],
+  ["design", "figma", "palette", "typography", "layout"],
+  ["support", "ticket", "escalation", "sla", "customer"],
+  ["compliance", "gdpr", "retention", "erasure", "consent"],
+  ["performance", "profiling", "cpu", "memory", "throughput"],
+  ["ml", "model", "training", "dataset", "inference"],
+  ["pricing", "plan", "discount", "trial", "upgrade"],
+  ["analytics", "funnel", "cohort", "dashboard", "event"],
+  ["localization", "translation", "locale", "unicode", "timezone"],
+  ["accessibility", "screenreader", "contrast", "keyboard", "aria"],
+  ["incident", "postmortem", "pager", "outage", "oncall"],
+  ["budget", "cost", "forecast", "spend", "savings"],
+  ["legal", "contract", "license", "vendor", "nda"],
+  ["roadmap", "milestone", "quarter", "priority", "scope"],
+  ["chat", "slack", "channel", "thread", "notification"],
+  ["editor", "vim", "vscode", "plugin", "keybinding"],
+  ["python", "pip", "venv", "typing", "asyncio"],
+  ["rust", "cargo", "borrow", "crate", "unsafe"],
+  ["typescript", "tsc", "generics", "zod", "eslint"],
+  ["golang", "goroutine", "channel", "module", "interface"],
+] as const;
+const filler =
+  "the team agreed to keep it simple and to write down why we chose this approach for later".split(" ");
+const kinds = ["preference", "decision", "constraint", "fix", "workflow", "fact", "episode", "note"] as const;
+const tenants = Array.from({ length: 10 }, (_, i) => `bench${i}`);
+const agents = Array.from({ length: 6 }, (_, i) => `agent${i}`);
+
+function pick<T>(rand: () => number, items: readonly T[]): T {
+  return items[Math.floor(rand() * items.length)] as T;
+}
+
+function sentence(rand: () => number, topic: readonly string[]): string {
+  const words: string[] = [];
+  for (let i = 0; i < 12; i += 1) words.push(rand() < 0.45 ? pick(rand, topic) : pick(rand, filler));
+  words.push(`v${Math.floor(rand() * 100)}`);
+  return `${words.join(" ")}.`;
+}
+
+function memory(rand: () => number, n: number) {
+  const topic = pick(rand, topics);
+  const content = Array.from({ length: 2 + Math.floor(rand() * 3) }, () => sentence(rand, topic)).join(" ");
+  const roll = rand();
+  const tier = roll < 0.9 ? "memory" : roll < 0.95 ? "proposal" : "handoff";
+  const scopeRoll = rand();
+  const scope = scopeRoll < 0.75 ? "team" : scopeRoll < 0.98 ? "agent" : "global";
+  const body: MemoryBody = {
+    slot: `${topic[0]}-${n}`,
+    kind: pick(rand, kinds),
+    content,
+    title: `${topic[0]} ${topic[1]} note ${n}`,
+    tags: [topic[0] as string, ...(rand() < 0.3 ? [pick(rand, topic) as string] : [])],
+    aliases: [],
+    keys: [topic[1] as string],
+    entities: [],
+    links: [],
+    sentiment: 0,
+    contentHash: `bench:${n}`,
+    project: rand() < 0.5 ? "cairn" : null,
+    source: null,
+    validFrom: null,
+  };
+  return { tier, scope, body, tenant: pick(rand, tenants), agent: pick(rand, agents) } as const;
+}
+
+function appendInput(m: ReturnType<typeof memory>): AppendInput {
+  const id = randomUUID();
+  const type =
+    m.tier === "memory" ? "memory.recorded" : m.tier === "proposal" ? "proposal.submitted" : "handoff.opened";
+  const meta: EventMeta = {
+    tenant: m.tenant,
+    actor: m.agent,
+    correlationId: randomUUID(),
+    causationId: null,
+    traceContext: {},
+    recordedAt: new Date().toISOString(),
+  };
+  const event = {
+    eventId: randomUUID(),
+    type,
+    data: {
+      ...m.body,
+      id,
+      tier: m.tier,
+      scope: m.scope,
+      agent: m.agent,
+      supersedes: null,
+      promotedFrom: null,
+    },
+  } as NewEvent;
+  return {
+    streamId: streamIdFor("memory", id),
+    streamType: "memory",
+    expectedVersion: "no_stream",
+    events: [event],
+    meta,
+  };
+}
+
+function queryText(rand: () => number): string {
+  const topic = pick(rand, topics);
+  const words: string[] = [pick(rand, topic), pick(rand, topic)];
+  if (rand() < 0.3) words.push(pick(rand, filler));
+  return words.join(" ");
+}
+
+/** Inserts first events of new streams straight into the log (a bench seed, as the superuser). */
+async function seedLog(pool: pg.Pool, inputs: AppendInput[]): Promise<void> {
+  const events = inputs.map((input) => ({ input, event: input.events[0] as NewEvent }));
+  await pool.query(
+    `insert into cairn_events (event_id, stream_id, stream_type, version, type, schema_version, data, meta)
+     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[])`,
+    [
+      events.map((e) => e.event.eventId),
+      events.map((e) => e.input.streamId),
+      events.map((e) => e.input.streamType),
+      events.map(() => 1),
+      events.map((e) => e.event.type),
+      events.map(() => 1),
+      events.map((e) => JSON.stringify(e.event.data)),
+      events.map((e) => JSON.stringify(e.input.meta)),
+    ],
+  );
+}
+
+type SizeResult = {
+  memories: number;
+  seedSeconds: number;
+  rebuild: { lexical: number; vector: number; lexicalSeconds: number; vectorSeconds: number };
+  query: Record<RetrievalMode, { p50: number; p99: number; avgCandidates: number }>;
+  writeToSearchable: { p50: number; p99: number };
+};
+
+async function benchSize(size: number, queries: number, writes: number): Promise<SizeResult> {
+  const silent = createLogger("bench", "silent");
+  const [postgres, redis, nats] = await Promise.all([startPostgres(), startRedis(), startNats()]);
+  const stops: (() => Promise<unknown>)[] = [() => postgres.stop(), () => redis.stop(), () => nats.stop()];
+  try {
+    const databaseUrl = await postgres.createDatabase("bench");
+    await migrateToLatest(databaseUrl);
+    const env = {
+      CAIRN_DATABASE_URL: databaseUrl,
+      CAIRN_REDIS_URL: redis.url,
+      CAIRN_NATS_URL: nats.url,
+      CAIRN_REDIS_PREFIX: "bench:",
+      CAIRN_LOG_LEVEL: "warn",
+      CAIRN_METRICS_PORT: "off",
+    };
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    stops.unshift(() => pool.end());
+    const store = createEventStore(pool);
+
+    // 1. Seed the log: the rows ingest would write, inserted in bulk (ingest's own write rate
+    // is `pnpm bench ingest`; here it would only make the seeding slow).
+    const rand = random(size);
+    let started = performance.now();
+    const batch = 1000;
+    for (let done = 0; done < size; done += batch) {
+      const inputs = Array.from({ length: Math.min(batch, size - done) }, (_, i) =>
+        appendInput(memory(rand, done + i)),
+      );
+      await seedLog(pool, inputs);
+      progress(`seed ${size}`, Math.min(done + batch, size), size, started);
+    }
+    const seedSeconds = (performance.now() - started) / 1000;
+
+    // 2. Rebuild both read models from the log into empty ones.
+    const models = await openReadModels(parseEnv(searchEnvSchema, env), silent);
+    const rebuildRate = async (name: "lexical" | "vector") => {
+      const t0 = performance.now();
+      const result = await rebuildProjection({
+        target: name === "lexical" ? models.lexical : models.vector,
+        log: models.eventLog,
+        pool: models.pool,
+        batchSize: 500,
+        dropDelayMs: 0,
+        onProgress: (p) =>
+          progress(`rebuild ${name} ${size}`, Math.min(p.position, p.target), p.target, p.startedAt),
+      });
+      const seconds = (performance.now() - t0) / 1000;
+      return { rate: result.events / seconds, seconds };
+    };
+    const lexical = await rebuildRate("lexical");
+    const vector = await rebuildRate("vector");
+    await models.close();
+
+    // 3. The service, answering over NATS; the relay publishes new writes from here on.
+    await storeCheckpoint(pool, "relay:jetstream", await store.lastPosition());
+    const service = await startService(
+      { name: "search", envSchema: searchEnvSchema, start: startSearch() },
+      env,
+    );
+    stops.unshift(() => service.stop());
+    const nc = await connect({ servers: nats.url });
+    stops.unshift(() => nc.close());
+    const relay = startRelay({ pool, databaseUrl, nc, logger: silent });
+    stops.unshift(() => relay.stop());
+
+    const principal = (): Principal => ({
+      tenant: pick(rand, tenants),
+      agent: pick(rand, agents),
+      role: "agent",
+      primary: false,
+    });
+    const query: SizeResult["query"] = {} as SizeResult["query"];
+    for (const mode of ["lexical", "vector", "hybrid"] as const) {
+      for (let i = 0; i < 10; i += 1) {
+        await requestRpc(nc, searchSubjects.candidates, {
+          principal: principal(),
+          query: queryText(rand),
+          mode,
+        });
+      }
+      const samples: number[] = [];
+      let found = 0;
+      started = performance.now();
+      for (let i = 0; i < queries; i += 1) {
+        const t0 = performance.now();
+        const reply = await requestRpc<CandidatesReply>(nc, searchSubjects.candidates, {
+          principal: principal(),
+          query: queryText(rand),
+          mode,
+        });
+        samples.push(performance.now() - t0);
+        found += reply.candidates.length;
+        progress(`${mode} queries ${size}`, i + 1, queries, started);
+      }
+      query[mode] = {
+        p50: percentile(samples, 50),
+        p99: percentile(samples, 99),
+        avgCandidates: found / queries,
+      };
+    }
+
+    // 4. Write to searchable: append, relay, both projections, answered by the service.
+    const samples: number[] = [];
+    started = performance.now();
+    for (let i = 0; i < writes; i += 1) {
+      const t0 = performance.now();
+      const [written] = await store.appendToStreams([appendInput(memory(rand, size + i))]);
+      const position = written?.positions[0] as number;
+      await requestRpc(
+        nc,
+        searchSubjects.status,
+        { afterPosition: position, waitTimeoutMs: 30_000 },
+        { timeoutMs: 35_000 },
+      );
+      samples.push(performance.now() - t0);
+      progress(`writes ${size}`, i + 1, writes, started);
+    }
+    return {
+      memories: size,
+      seedSeconds,
+      rebuild: {
+        lexical: lexical.rate,
+        vector: vector.rate,
+        lexicalSeconds: lexical.seconds,
+        vectorSeconds: vector.seconds,
+      },
+      query,
+      writeToSearchable: { p50: percentile(samples, 50), p99: percentile(samples, 99) },
+    };
+  } finally {
+    for (const stop of stops) await stop().catch(() => undefined);
+  }
+}
+
+export async function run(args: string[]): Promise<void> {
+  if (args.includes("--help")) {
+    console.log("usage: pnpm bench search [--sizes 10000,100000] [--queries 200] [--writes 100] [--json]");
+    return;
+  }
+  const sizes = option(args, "sizes", "10000,100000")
+    .split(",")
+    .map((s) => Number(s.trim()));
+  if (sizes.some((s) => !Number.isInteger(s) || s <= 0))
+    throw new Error("--sizes takes positive integers, e.g. 10000,100000");
+  const queries = positive(args, "queries", 200);
+  const writes = positive(args, "writes", 100);
+
+  const results: SizeResult[] = [];
+  for (const size of sizes) results.push(await benchSize(size, queries, writes));
+
+  const ms = (n: number) => Math.round(n * 10) / 10;
+  const rows: Row[] = results.flatMap((r) => [
+    ...(["lexical", "vector", "hybrid"] as const).map((mode) => ({
+      memories: r.memories,
+      measure: `${mode} query (k=50)`,
+      p50_ms: ms(r.query[mode].p50),
+      p99_ms: ms(r.query[mode].p99),
+      rate: "",
+    })),
+    {
+      memories: r.memories,
+      measure: "write to searchable",
+      p50_ms: ms(r.writeToSearchable.p50),
+      p99_ms: ms(r.writeToSearchable.p99),
+      rate: "",
+    },
+    {
+      memories: r.memories,
+      measure: "rebuild lexical",
+      p50_ms: "",
+      p99_ms: "",
+      rate: `${Math.round(r.rebuild.lexical)} events/s`,
+    },
+    {
+      memories: r.memories,
+      measure: "rebuild vector (incl. HNSW)",
+      p50_ms: "",
+      p99_ms: "",
+      rate: `${Math.round(r.rebuild.vector)} events/s`,
+    },
+  ]);
+  report(
+    `search: ${queries} queries per mode, ${writes} writes; ${cpus().length} CPUs, ${Math.round(totalmem() / 2 ** 30)} GiB; local embedder (384 dims); RediSearch 1.2, pgvector 0.8 HNSW`,
+    rows,
+    { bench: "search", queries, writes, results },
+    args,
+  );
+}
