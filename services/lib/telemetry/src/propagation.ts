@@ -13,11 +13,25 @@ export function injectTraceContext(carrier: HeaderCarrier, ctx: Context = contex
   });
 }
 
-/** Reads a trace context from headers; returns the active context when there is none. */
-export function extractTraceContext(carrier: HeaderCarrier | undefined): Context {
-  if (!carrier) return context.active();
-  return propagation.extract(context.active(), carrier, {
-    get: (c, key) => c.get(key) ?? undefined,
+/** Headers, or a plain record of them (an event's `meta.traceContext`). */
+export type TraceCarrier = HeaderCarrier | Readonly<Record<string, string>>;
+
+function isHeaderCarrier(carrier: TraceCarrier): carrier is HeaderCarrier {
+  return typeof (carrier as HeaderCarrier).get === "function";
+}
+
+/**
+ * Reads a trace context from headers (or a record) on top of `base` (the active context by
+ * default); returns `base` when there is none.
+ */
+export function extractTraceContext(
+  carrier: TraceCarrier | undefined,
+  base: Context = context.active(),
+): Context {
+  if (!carrier) return base;
+  return propagation.extract(base, carrier, {
+    get: (c, key) =>
+      isHeaderCarrier(c) ? (c.get(key) ?? undefined) : (c as Readonly<Record<string, string>>)[key],
     keys: () => ["traceparent", "tracestate"],
   });
 }

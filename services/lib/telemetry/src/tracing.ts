@@ -1,5 +1,16 @@
 import { appendFileSync } from "node:fs";
-import { type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import {
+  type Attributes,
+  context,
+  isSpanContextValid,
+  type Link,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
 import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -12,12 +23,16 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
+import { instrumentLibraries } from "./instrument-libraries.ts";
+import { extractTraceContext, type TraceCarrier } from "./propagation.ts";
 
 export type TracingOptions = {
   serviceName: string;
   /** Extra exporters (tests pass an InMemorySpanExporter); exported synchronously. */
   exporters?: SpanExporter[];
   env?: NodeJS.ProcessEnv;
+  /** Auto-instrumentation of pg, ioredis and HTTP (default on; see instrument-libraries.ts). */
+  instrumentLibraries?: boolean;
 };
 
 export type Tracing = { provider: NodeTracerProvider; shutdown: () => Promise<void> };
@@ -60,8 +75,9 @@ export class JsonLinesSpanExporter implements SpanExporter {
 let active: Tracing | undefined;
 
 /**
- * Sets up tracing once per process: W3C trace context, async-local context, and export
- * over OTLP/HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (off otherwise).
+ * Sets up tracing once per process: W3C trace context, async-local context, pg/ioredis/HTTP
+ * auto-instrumentation, and export over OTLP/HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set
+ * (off otherwise) and to a JSON-lines file when `CAIRN_TRACE_FILE` is set.
  */
 export function initTracing(options: TracingOptions): Tracing {
   if (active) return active;
@@ -76,6 +92,7 @@ export function initTracing(options: TracingOptions): Tracing {
     spanProcessors,
   });
   provider.register();
+  if (options.instrumentLibraries !== false) instrumentLibraries(provider);
   const tracing: Tracing = {
     provider,
     shutdown: async () => {
@@ -92,7 +109,13 @@ export function getTracer(name: string): Tracer {
   return trace.getTracer(name);
 }
 
-export type SpanOptions = { kind?: SpanKind; attributes?: Attributes };
+export type SpanOptions = {
+  kind?: SpanKind;
+  attributes?: Attributes;
+  links?: Link[];
+  /** Start a new trace instead of a child of the active span. */
+  root?: boolean;
+};
 
 /** Runs `fn` inside a new active span; records an error and rethrows it. */
 export async function startSpan<T>(
@@ -103,7 +126,12 @@ export async function startSpan<T>(
 ): Promise<T> {
   return tracer.startActiveSpan(
     name,
-    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {} },
+    {
+      kind: options.kind ?? SpanKind.INTERNAL,
+      attributes: options.attributes ?? {},
+      ...(options.links?.length ? { links: options.links } : {}),
+      ...(options.root ? { root: true } : {}),
+    },
     async (span) => {
       try {
         return await fn(span);
@@ -115,5 +143,28 @@ export async function startSpan<T>(
         span.end();
       }
     },
+  );
+}
+
+/** A link to the span whose context `carrier` holds (none when it holds no valid one). */
+export function linkFrom(carrier: TraceCarrier | undefined): Link[] {
+  const linked = carrier ? trace.getSpanContext(extractTraceContext(carrier, ROOT_CONTEXT)) : undefined;
+  return linked && isSpanContextValid(linked) ? [{ context: linked }] : [];
+}
+
+/**
+ * Handles a message in a span of its own trace, linked to the span that produced it (the
+ * W3C context in `carrier`, a message's headers). A consumer's work is not part of the
+ * producer's request: it happens later, maybe many times (redelivery), maybe for a batch.
+ */
+export function startLinkedSpan<T>(
+  tracer: Tracer,
+  name: string,
+  carrier: TraceCarrier | undefined,
+  fn: (span: Span) => Promise<T> | T,
+  options: Omit<SpanOptions, "links" | "root"> = {},
+): Promise<T> {
+  return context.with(ROOT_CONTEXT, () =>
+    startSpan(tracer, name, fn, { ...options, links: linkFrom(carrier), root: true }),
   );
 }
