@@ -1,5 +1,7 @@
 export type { BusOptions } from "./connect-bus.ts";
 export { connectBus } from "./connect-bus.ts";
+export type { ConsumerLabels } from "./consumer-metrics.ts";
+export { countDeadLetter, countDelivery, watchProjectionConsumer } from "./consumer-metrics.ts";
 export {
   decodeEventMessage,
   ensureEventStream,

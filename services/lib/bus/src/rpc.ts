@@ -1,10 +1,24 @@
 import { CairnError, type ErrorBody, isCairnError, RpcReplySchema } from "@cairn/contracts";
-import { extractTraceContext, getTracer, injectTraceContext, type Logger } from "@cairn/telemetry";
+import {
+  createSecondsHistogram,
+  extractTraceContext,
+  getMeter,
+  getTracer,
+  injectTraceContext,
+  type LogFields,
+  type Logger,
+  withLogFields,
+} from "@cairn/telemetry";
 import { headers, type Msg, type NatsConnection, RequestError, type Subscription } from "@nats-io/nats-core";
 import { context, SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import type { z } from "zod";
 
 const tracer = getTracer("@cairn/bus");
+const handled = createSecondsHistogram(
+  getMeter("@cairn/bus"),
+  "cairn_rpc_server_duration_seconds",
+  "Requests a service answered over NATS, by subject and reply code (ok or the error code)",
+);
 
 export type RpcHandler<S extends z.ZodType, R> = (request: z.infer<S>, msg: Msg) => Promise<R> | R;
 
@@ -17,6 +31,15 @@ export type ServeRpcOptions<S extends z.ZodType, R> = {
   logger?: Logger;
 };
 
+/** The tenant and agent a request is made for (its `principal`), when it names one. */
+function principalOf(payload: unknown): LogFields {
+  const principal = (payload as { principal?: { tenant?: unknown; agent?: unknown } } | null)?.principal;
+  const out: LogFields = {};
+  if (typeof principal?.tenant === "string") out.tenant = principal.tenant;
+  if (typeof principal?.agent === "string") out.agent = principal.agent;
+  return out;
+}
+
 function toErrorBody(error: unknown): ErrorBody {
   if (isCairnError(error)) return error.toBody();
   return { code: "internal", message: "internal error" };
@@ -25,7 +48,8 @@ function toErrorBody(error: unknown): ErrorBody {
 /**
  * Answers requests on `subject`: decodes and validates the JSON payload, runs the handler
  * inside a server span that continues the caller's trace (W3C context from the headers),
- * and replies with the `{ ok, data | error }` envelope.
+ * and replies with the `{ ok, data | error }` envelope. The request's tenant and agent go
+ * on the span (`cairn.tenant`, `cairn.agent`) and on every log line written while it runs.
  */
 export function serveRpc<S extends z.ZodType, R>(
   nc: NatsConnection,
@@ -44,7 +68,10 @@ export function serveRpc<S extends z.ZodType, R>(
         tracer.startActiveSpan(`rpc ${subject}`, { kind: SpanKind.SERVER }, async (span) => {
           span.setAttribute("messaging.system", "nats");
           span.setAttribute("messaging.destination.name", subject);
+          const started = performance.now();
           let reply: string;
+          let code = "ok";
+          let who: LogFields = {};
           try {
             let payload: unknown;
             try {
@@ -58,12 +85,16 @@ export function serveRpc<S extends z.ZodType, R>(
                 details: { issues: parsed.error.issues },
               });
             }
-            const data = await handler(parsed.data, msg);
+            who = principalOf(parsed.data);
+            if (who.tenant) span.setAttribute("cairn.tenant", who.tenant);
+            if (who.agent) span.setAttribute("cairn.agent", who.agent);
+            const data = await withLogFields(who, () => handler(parsed.data, msg));
             reply = JSON.stringify({ ok: true, data: data ?? null });
           } catch (error) {
             const body = toErrorBody(error);
+            code = body.code;
             if (body.code === "internal") {
-              logger?.error({ err: error, subject }, "request failed");
+              logger?.error({ err: error, subject, ...who }, "request failed");
               span.recordException(error as Error);
             }
             span.setStatus({ code: SpanStatusCode.ERROR, message: body.code });
@@ -71,6 +102,7 @@ export function serveRpc<S extends z.ZodType, R>(
             reply = JSON.stringify({ ok: false, error: body });
           } finally {
             span.end();
+            handled.record((performance.now() - started) / 1000, { subject, code });
           }
           if (msg.reply) msg.respond(reply);
         }),

@@ -1,5 +1,5 @@
 import { currentSchemaVersion, type EventMeta, type NewEvent, type StreamType } from "@cairn/contracts";
-import { getMeter } from "@cairn/telemetry";
+import { getMeter, getTracer, startSpan } from "@cairn/telemetry";
 import type pg from "pg";
 import { EventIdReuseError, ReservationTakenError, VersionConflictError } from "./errors.ts";
 
@@ -44,6 +44,8 @@ export const appendLockKey = 0x4341_4952_4e01n; // "CAIRN" + 1
 const appended = getMeter("@cairn/event-store").createCounter("cairn_events_appended", {
   description: "Events appended to the log, by event type (a replayed append counts nothing)",
 });
+
+const tracer = getTracer("@cairn/event-store");
 
 /** Postgres unique_violation: a concurrent append committed the same version, event id or key first. */
 function isUniqueViolation(error: unknown): boolean {
@@ -92,11 +94,37 @@ async function originalResults(
  * Appends events to one or more streams in one transaction, with optimistic concurrency per
  * stream and the streams' reservations. Idempotent by event id: when every event id is in
  * the log already, nothing is written and the original versions and positions are returned.
+ * Traced as `event-store append` (the `cairn_append` call is its child, through the pg
+ * instrumentation), with the streams, event types and positions as attributes.
  */
 export async function appendToStreams(
   pool: pg.Pool,
   inputs: readonly AppendInput[],
 ): Promise<AppendResult[]> {
+  const events = inputs.flatMap((i) => i.events);
+  return startSpan(
+    tracer,
+    "event-store append",
+    async (span) => {
+      const results = await appendWithRetry(pool, inputs);
+      const positions = results.flatMap((r) => r.positions);
+      span.setAttribute("cairn.event.positions", positions);
+      if (positions.length > 0) span.setAttribute("cairn.event.position", Math.max(...positions));
+      return results;
+    },
+    {
+      attributes: {
+        "db.system.name": "postgresql",
+        "cairn.stream.ids": inputs.map((i) => i.streamId),
+        "cairn.event.types": events.map((e) => e.type),
+        "cairn.event.count": events.length,
+        "cairn.tenant": inputs[0]?.meta.tenant ?? "",
+      },
+    },
+  );
+}
+
+async function appendWithRetry(pool: pg.Pool, inputs: readonly AppendInput[]): Promise<AppendResult[]> {
   const streamIds = inputs.map((i) => i.streamId);
   if (new Set(streamIds).size !== streamIds.length) {
     throw new Error("appendToStreams: each stream may appear once per append");
