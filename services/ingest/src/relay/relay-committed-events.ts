@@ -10,14 +10,31 @@
 //   window; the checkpoint in Postgres moves only after JetStream acknowledged.
 // - NATS down: appends keep succeeding (the relay is not on the write path); the relay
 //   retries with backoff and resumes from its checkpoint, so nothing is skipped.
+// - Each publish is a PRODUCER span `publish <event type>` in the trace of the write that
+//   appended the event (its `meta.traceContext`); the message headers carry that span's
+//   context, to which the projections link their handling spans.
 import { setTimeout as sleep } from "node:timers/promises";
 import { ensureEventStream, eventHeaderNames } from "@cairn/bus";
 import { type EventType, eventStreamName, eventSubject, type StoredEvent } from "@cairn/contracts";
 import { appendNotificationChannel, readAll, readCheckpoint, storeCheckpoint } from "@cairn/event-store";
-import { getMeter, type Logger } from "@cairn/telemetry";
+import {
+  type Context,
+  extractTraceContext,
+  getMeter,
+  getTracer,
+  injectTraceContext,
+  type Logger,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from "@cairn/telemetry";
 import { type JetStreamClient, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import pg from "pg";
+
+const tracer = getTracer("@cairn/ingest");
 
 /** Session advisory lock held by the active relay. */
 export const relayLockKey = 0x4341_4952_4e02n;
@@ -55,9 +72,12 @@ export type Relay = {
   stop(): Promise<void>;
 };
 
-function messageHeaders(event: StoredEvent) {
+function messageHeaders(event: StoredEvent, publishContext: Context) {
   const h = headers();
+  // The write's context, replaced by the publish span's when tracing is set up (without a
+  // propagator, as in tests that do not set tracing up, injecting writes nothing).
   for (const [key, value] of Object.entries(event.meta.traceContext)) h.set(key, value);
+  injectTraceContext(h, publishContext);
   h.set(eventHeaderNames.position, String(event.position));
   h.set(eventHeaderNames.eventType, event.type);
   return h;
@@ -107,24 +127,54 @@ export function startRelay(options: RelayOptions): Relay {
     }
   };
 
+  /** Publishes one event in a PRODUCER span, child of the write that appended it. */
+  function publishOne(js: JetStreamClient, event: StoredEvent) {
+    const subject = eventSubject(event.meta.tenant, event.streamType, event.type as EventType);
+    const parent = extractTraceContext(event.meta.traceContext, ROOT_CONTEXT);
+    const span: Span = tracer.startSpan(
+      `publish ${event.type}`,
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          "messaging.system": "nats",
+          "messaging.operation.type": "send",
+          "messaging.destination.name": subject,
+          "messaging.message.id": event.eventId,
+          "cairn.event.type": event.type,
+          "cairn.event.position": event.position,
+          "cairn.tenant": event.meta.tenant,
+        },
+      },
+      parent,
+    );
+    return js
+      .publish(subject, JSON.stringify(event), {
+        msgID: event.eventId,
+        expect: { streamName: eventStreamName },
+        headers: messageHeaders(event, trace.setSpan(parent, span)),
+        timeout: publishTimeoutMs,
+      })
+      .then(
+        (ack) => {
+          span.setAttribute("cairn.stream.seq", ack.seq);
+          if (ack.duplicate) span.setAttribute("cairn.duplicate", true);
+          span.end();
+          return ack;
+        },
+        (error: unknown) => {
+          span.recordException(error as Error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+          span.end();
+          throw error;
+        },
+      );
+  }
+
   async function publishAll(js: JetStreamClient, events: StoredEvent[]): Promise<void> {
     for (let start = 0; start < events.length; start += window) {
       const chunk = events.slice(start, start + window);
       // Sent in order on one connection, so JetStream stores them in order; acks awaited together.
-      const acks = await Promise.allSettled(
-        chunk.map((event) =>
-          js.publish(
-            eventSubject(event.meta.tenant, event.streamType, event.type as EventType),
-            JSON.stringify(event),
-            {
-              msgID: event.eventId,
-              expect: { streamName: eventStreamName },
-              headers: messageHeaders(event),
-              timeout: publishTimeoutMs,
-            },
-          ),
-        ),
-      );
+      const acks = await Promise.allSettled(chunk.map((event) => publishOne(js, event)));
       const failed = acks.findIndex((a) => a.status === "rejected");
       const acked = failed === -1 ? chunk : chunk.slice(0, failed);
       const last = acked.at(-1);
