@@ -5,10 +5,27 @@
 // two copies of the service can never both apply one event; a redelivered event at or below
 // the checkpoint is acknowledged and skipped. `max_ack_pending: 1` keeps the log order across
 // copies sharing the durable consumer, which the read-modify-write projections rely on.
+//
+// Each delivered event is handled in a CONSUMER span `project <projection> <type>` of its own
+// trace, linked to the relay's publish span (the message headers); the Redis commands are
+// its children. Redeliveries, poison events (dead letters) and the consumer's lag are metrics.
 
-import { ensureEventStream } from "@cairn/bus";
+import {
+  type ConsumerLabels,
+  countDeadLetter,
+  countDelivery,
+  ensureEventStream,
+  watchProjectionConsumer,
+} from "@cairn/bus";
 import { eventStreamName, eventSubjectPrefix, type StoredEvent, StoredEventSchema } from "@cairn/contracts";
-import type { Logger } from "@cairn/telemetry";
+import {
+  getTracer,
+  type Logger,
+  SpanKind,
+  SpanStatusCode,
+  startLinkedSpan,
+  withLogFields,
+} from "@cairn/telemetry";
 import {
   AckPolicy,
   type ConsumerMessages,
@@ -50,6 +67,8 @@ export type RunProjectionOptions = {
   projection: Projection;
   logger: Logger;
 };
+
+const tracer = getTracer("@cairn/ranking");
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -152,30 +171,63 @@ export function runProjection(options: RunProjectionOptions): RunningProjection 
   const { projection, logger } = options;
   let stopping = false;
   let messages: ConsumerMessages | undefined;
+  const labels: ConsumerLabels = {
+    service: "ranking",
+    projection: projection.name,
+    consumer: options.consumerName,
+  };
 
   const handle = async (msg: JsMsg) => {
+    countDelivery(msg, labels);
     let event: StoredEvent;
     try {
       event = decode(msg);
     } catch (error) {
       logger.error({ err: error, seq: msg.seq, projection: projection.name }, "poison event; terminated");
+      countDeadLetter(labels);
       msg.term();
       return;
     }
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        if (await applyMessage(options, msg, event)) break;
-      } catch (error) {
-        logger.warn(
-          { err: error, seq: msg.seq, type: event.type, projection: projection.name },
-          "apply failed",
-        );
-        msg.nak(Math.min(5000, 200 * 2 ** attempt));
-        return;
-      }
-    }
-    msg.ack();
+    await withLogFields({ tenant: event.meta.tenant, agent: event.meta.actor }, () =>
+      startLinkedSpan(
+        tracer,
+        `project ${projection.name} ${event.type}`,
+        msg.headers,
+        async (span) => {
+          for (let attempt = 0; ; attempt += 1) {
+            try {
+              if (await applyMessage(options, msg, event)) break;
+            } catch (error) {
+              logger.warn(
+                { err: error, seq: msg.seq, type: event.type, projection: projection.name },
+                "apply failed",
+              );
+              span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+              msg.nak(Math.min(5000, 200 * 2 ** attempt));
+              return;
+            }
+          }
+          msg.ack();
+        },
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            "messaging.system": "nats",
+            "messaging.operation.type": "process",
+            "messaging.destination.name": msg.subject,
+            "messaging.consumer.group.name": options.consumerName,
+            "messaging.message.id": event.eventId,
+            "messaging.message.delivery_count": msg.info.deliveryCount,
+            "cairn.projection": projection.name,
+            "cairn.event.type": event.type,
+            "cairn.event.position": event.position,
+            "cairn.tenant": event.meta.tenant,
+          },
+        },
+      ),
+    );
   };
+  const unwatch = watchProjectionConsumer({ nc: options.nc, stream: eventStreamName, labels });
 
   const loop = (async () => {
     while (!stopping) {
@@ -204,6 +256,7 @@ export function runProjection(options: RunProjectionOptions): RunningProjection 
     position: async () => (await readCheckpoint(options.redis, options.checkpointKey)).position,
     stop: async () => {
       stopping = true;
+      unwatch();
       messages?.stop();
       await Promise.race([loop, sleep(5000)]);
     },

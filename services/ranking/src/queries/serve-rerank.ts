@@ -1,4 +1,5 @@
 import { defaultRankingWeights, type RerankReply, type RerankRequestSchema } from "@cairn/contracts";
+import { createSecondsHistogram, getMeter, getTracer, startSpan } from "@cairn/telemetry";
 import type { z } from "zod";
 import { skipReason } from "../expansion/skip-rules.ts";
 import { distinctTerms } from "../projections/memory-card/memory-card.ts";
@@ -9,7 +10,40 @@ import { scoringTerms, topicTerms } from "../text/analyze-text.ts";
 import { loadLexicalStats, loadSignals } from "./load-signals.ts";
 import { type RankingContext, waitForPosition } from "./ranking-context.ts";
 
-export async function handleRerank(
+const tracer = getTracer("@cairn/ranking");
+// The recall stages share one histogram: search records lexical, vector and fusion, ranking
+// records rerank.
+const stageDuration = createSecondsHistogram(
+  getMeter("@cairn/ranking"),
+  "cairn_search_stage_duration_seconds",
+  "Recall latency by stage (lexical, vector, fusion, rerank, …)",
+);
+
+/** `cairn.ranking.rerank`, in a `rerank` span with the candidate and result counts. */
+export function handleRerank(ctx: RankingContext, request: z.infer<typeof RerankRequestSchema>) {
+  const started = performance.now();
+  return startSpan(
+    tracer,
+    "rerank",
+    async (span) => {
+      const reply = await rerank(ctx, request);
+      span.setAttribute("cairn.results.count", reply.results.length);
+      if (reply.skip) span.setAttribute("cairn.skip", reply.skip.reason);
+      stageDuration.record((performance.now() - started) / 1000, { stage: "rerank" });
+      return reply;
+    },
+    {
+      attributes: {
+        "cairn.stage": "rerank",
+        "cairn.candidates.count": request.candidates.length,
+        "cairn.expansions.count": request.expansions.length,
+        "cairn.k": request.k,
+      },
+    },
+  );
+}
+
+async function rerank(
   ctx: RankingContext,
   request: z.infer<typeof RerankRequestSchema>,
 ): Promise<RerankReply> {
