@@ -1,5 +1,5 @@
 import { CairnError } from "@cairn/contracts";
-import type { Logger } from "@cairn/telemetry";
+import type { Logger, Metrics } from "@cairn/telemetry";
 import type { NatsConnection } from "@nats-io/nats-core";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type pg from "pg";
@@ -8,6 +8,7 @@ import type { OriginPolicy } from "./auth/origin-policy.ts";
 import type { RateLimiter } from "./auth/rate-limiter.ts";
 import { callerOf, registerRequestGuard } from "./auth/request-guard.ts";
 import { createCairnBackend } from "./backend/cairn-backend.ts";
+import { metricsRouteDoc, registerHttpObservability } from "./http-observability.ts";
 import { registerMcpRoute } from "./mcp/mcp-http-route.ts";
 import { createWritePositions } from "./operations/caller.ts";
 import { createOperations, type Operations } from "./operations/create-operations.ts";
@@ -39,6 +40,8 @@ export type HttpServerDeps = {
   backendTimeoutMs?: number;
   mcpSessionIdleMs?: number;
   version?: string;
+  /** Serves the process's metrics at `/metrics` on this server (the gateway's own port). */
+  metrics?: Pick<Metrics, "handle"> | undefined;
 };
 
 export const openApiInfo = (version: string) => ({
@@ -89,7 +92,17 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
 
   app.setErrorHandler((error, request, reply) => {
     const cairn = asCairnError(error);
-    if (cairn.code === "internal") deps.logger.error({ err: error, url: request.url }, "request failed");
+    if (cairn.code === "internal") {
+      const principal = callerOf(request)?.principal;
+      deps.logger.error(
+        {
+          err: error,
+          route: request.routeOptions.url ?? "unmatched",
+          ...(principal ? { tenant: principal.tenant, agent: principal.agent } : {}),
+        },
+        "request failed",
+      );
+    }
     return sendProblem(reply, cairn, request.url);
   });
   app.setNotFoundHandler((request, reply) =>
@@ -103,11 +116,13 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
   );
 
   registerRequestGuard(app, deps);
+  registerHttpObservability(app, { callerOf, metrics: deps.metrics });
   registerHealthRoutes(app, { nc: deps.nc, checks: deps.checks });
   const routes = [...restRoutes(ops, deps.pool, deps.authenticator), ...maintenanceRoutes(deps.nc)];
   let document: Record<string, unknown> | undefined;
   const openapi = openApiRoute(() => {
-    document ??= buildOpenApiDocument([...healthRouteDocs, openapi, ...routes], openApiInfo(version));
+    const operational = deps.metrics ? [...healthRouteDocs, metricsRouteDoc] : healthRouteDocs;
+    document ??= buildOpenApiDocument([...operational, openapi, ...routes], openApiInfo(version));
     return document;
   });
   registerRoutes(app, [...routes, openapi], callerOf);

@@ -1,6 +1,7 @@
 import { CairnError } from "@cairn/contracts";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { instrumentTools } from "./instrument-tools.ts";
 import { registerMemorySystemPrompt } from "./prompts/memory-system-prompt.ts";
 import type { ToolDeps } from "./tool-deps.ts";
 import { toolError } from "./tool-result.ts";
@@ -42,6 +43,7 @@ export function createServer(deps: ToolDeps, version = "0.1.0"): McpServer {
     { name: "cairn", title: "Cairn memory", version },
     { instructions: serverInstructions, capabilities: { tools: {}, prompts: {} } },
   );
+  instrumentTools(server, deps.caller);
   for (const register of [
     registerMemoryContextTool,
     registerMemorySearchTool,

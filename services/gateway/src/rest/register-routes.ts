@@ -1,4 +1,5 @@
 import { CairnError } from "@cairn/contracts";
+import { withLogFields } from "@cairn/telemetry";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Caller } from "../operations/caller.ts";
 import { sendProblem } from "./problem.ts";
@@ -49,15 +50,20 @@ export function registerRoutes(
           const query = route.query ? route.query.parse(request.query ?? {}) : request.query;
           const body = route.body ? route.body.parse(request.body ?? {}) : undefined;
           const ifMatch = route.ifMatch ? parseIfMatch(request.headers["if-match"]) : undefined;
-          const result = await route.handler({
-            caller: caller as Caller,
-            params,
-            query,
-            body,
-            ifMatch,
-            request,
-            reply,
-          });
+          const principal = caller?.principal;
+          const result = await withLogFields(
+            principal ? { tenant: principal.tenant, agent: principal.agent } : {},
+            () =>
+              route.handler({
+                caller: caller as Caller,
+                params,
+                query,
+                body,
+                ifMatch,
+                request,
+                reply,
+              }),
+          );
           if (reply.sent) return reply;
           reply.code(route.success.status);
           return result ?? null;

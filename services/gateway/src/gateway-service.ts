@@ -1,0 +1,73 @@
+// The gateway service definition (main.ts runs it; tests start it in-process).
+import type { ServiceDefinition } from "@cairn/service-runtime";
+import { Redis } from "ioredis";
+import pg from "pg";
+import { createAuthenticator } from "./auth/authenticator.ts";
+import { bootstrapAdminKey } from "./auth/bootstrap-admin-key.ts";
+import { createOriginPolicy } from "./auth/origin-policy.ts";
+import { createRateLimiter } from "./auth/rate-limiter.ts";
+import { gatewayEnvSchema } from "./env.ts";
+import { createHttpServer } from "./http-server.ts";
+
+/** Called with the address once the gateway listens (tests start it on port 0). */
+export type GatewayServiceOptions = { onListening?: (address: string) => void };
+
+export function createGatewayService(
+  options: GatewayServiceOptions = {},
+): ServiceDefinition<typeof gatewayEnvSchema> {
+  return {
+    name: "gateway",
+    envSchema: gatewayEnvSchema,
+    async start({ env, nc, logger, metrics }) {
+      const pool = new pg.Pool({ connectionString: env.CAIRN_DATABASE_URL, max: 10 });
+      pool.on("error", () => {});
+      const redis = new Redis(env.CAIRN_REDIS_URL, { maxRetriesPerRequest: 2 });
+      redis.on("error", () => {});
+      const checks = {
+        postgres: async () => void (await pool.query("select 1")),
+        redis: async () => void (await redis.ping()),
+      };
+      if (env.CAIRN_MODE === "local") {
+        // Without the api_keys table (migrations not applied yet) the gateway still starts:
+        // /healthz and /readyz work, and authenticated requests answer 503 until it exists.
+        await bootstrapAdminKey(pool, logger, {
+          adminKey: env.CAIRN_ADMIN_KEY,
+          tenant: env.CAIRN_DEFAULT_TENANT,
+          print: (text) => process.stdout.write(`${text}\n`),
+        }).catch((error: unknown) => {
+          if ((error as { code?: string }).code !== "42P01") throw error;
+          logger.warn("no api_keys table: apply the migrations (pnpm cairn migrate); no admin key created");
+        });
+      }
+      const app = await createHttpServer({
+        nc,
+        logger,
+        checks,
+        pool,
+        authenticator: createAuthenticator(pool, { cacheMs: env.CAIRN_KEY_CACHE_MS }),
+        rateLimiter: createRateLimiter({
+          perMinute: env.CAIRN_RATE_LIMIT_PER_MINUTE,
+          burst: env.CAIRN_RATE_LIMIT_BURST,
+        }),
+        originPolicy: createOriginPolicy(env.CAIRN_ALLOWED_ORIGINS),
+        bodyLimitBytes: env.CAIRN_BODY_LIMIT_BYTES,
+        backendTimeoutMs: env.CAIRN_BACKEND_TIMEOUT_MS,
+        mcpSessionIdleMs: env.CAIRN_MCP_SESSION_IDLE_MS,
+        version: process.env.CAIRN_VERSION ?? "0.1.0",
+        // The gateway serves its metrics on its own port, next to the API.
+        metrics,
+      });
+      const address = await app.listen({ host: env.CAIRN_HOST, port: env.CAIRN_PORT });
+      logger.info({ address, mode: env.CAIRN_MODE }, "gateway listening");
+      options.onListening?.(address);
+      return {
+        checks,
+        stop: async () => {
+          await app.close();
+          redis.disconnect();
+          await pool.end();
+        },
+      };
+    },
+  };
+}
