@@ -83,6 +83,7 @@ export function startSearch(options: SearchServiceOptions = {}) {
         for (const projector of projectors) {
           consumers.push(
             await startProjectionConsumer({
+              nc,
               js,
               jsm,
               stream: eventStreamName,

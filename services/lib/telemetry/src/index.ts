@@ -1,5 +1,5 @@
 // The OpenTelemetry API pieces services use, so that they depend on this package only.
-export type { Context, Link, Span } from "@opentelemetry/api";
+export type { Attributes, Context, Link, Span } from "@opentelemetry/api";
 export { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 export { setHttpRoute } from "./http-route.ts";
 export { redactQuery, redisStatement } from "./instrument-libraries.ts";
@@ -8,7 +8,13 @@ export { currentLogFields, withLogFields } from "./log-context.ts";
 export type { Logger } from "./logger.ts";
 export { createLogger, redactedLogPaths } from "./logger.ts";
 export type { Metrics, MetricsOptions } from "./metrics.ts";
-export { createSecondsHistogram, getMeter, initMetrics, secondsBuckets } from "./metrics.ts";
+export {
+  createSecondsHistogram,
+  getMeter,
+  initMetrics,
+  recallStageHistogram,
+  secondsBuckets,
+} from "./metrics.ts";
 export type { HeaderCarrier, TraceCarrier } from "./propagation.ts";
 export { currentTraceContext, extractTraceContext, injectTraceContext } from "./propagation.ts";
 export type { SpanOptions, Tracing, TracingOptions } from "./tracing.ts";

@@ -311,3 +311,15 @@ export function createSecondsHistogram(meter: Meter, name: string, description: 
     advice: { explicitBucketBoundaries: secondsBuckets },
   });
 }
+
+/**
+ * Recall latency by stage, one histogram for the whole recall: search records `wait`,
+ * `lexical`, `embed`, `vector` and `fusion`, ranking records `rerank`.
+ */
+export function recallStageHistogram() {
+  return createSecondsHistogram(
+    getMeter(),
+    "cairn_search_stage_duration_seconds",
+    "Recall latency by stage (wait, lexical, embed, vector, fusion, rerank)",
+  );
+}

@@ -1,5 +1,5 @@
 import { defaultRankingWeights, type RerankReply, type RerankRequestSchema } from "@cairn/contracts";
-import { createSecondsHistogram, getMeter, getTracer, startSpan } from "@cairn/telemetry";
+import { getTracer, recallStageHistogram, startSpan } from "@cairn/telemetry";
 import type { z } from "zod";
 import { skipReason } from "../expansion/skip-rules.ts";
 import { distinctTerms } from "../projections/memory-card/memory-card.ts";
@@ -13,11 +13,7 @@ import { type RankingContext, waitForPosition } from "./ranking-context.ts";
 const tracer = getTracer("@cairn/ranking");
 // The recall stages share one histogram: search records lexical, vector and fusion, ranking
 // records rerank.
-const stageDuration = createSecondsHistogram(
-  getMeter("@cairn/ranking"),
-  "cairn_search_stage_duration_seconds",
-  "Recall latency by stage (lexical, vector, fusion, rerank, …)",
-);
+const stageDuration = recallStageHistogram();
 
 /** `cairn.ranking.rerank`, in a `rerank` span with the candidate and result counts. */
 export function handleRerank(ctx: RankingContext, request: z.infer<typeof RerankRequestSchema>) {

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { Embedder } from "./embedder.ts";
+import { withEmbedderTelemetry } from "./embedder-telemetry.ts";
 import { withEmbeddingCache } from "./embedding-cache.ts";
 import { createLocalEmbedder } from "./local-embedder.ts";
 import { createOpenAiEmbedder } from "./openai-embedder.ts";
@@ -20,7 +21,8 @@ export type EmbedderConfig =
 /**
  * The embedders the configuration names: one for documents and one for query texts (same
  * model). A remote model's document embeddings go through the persistent cache; queries do
- * not, so the cache holds only what the read model holds.
+ * not, so the cache holds only what the read model holds. Both count their calls to the
+ * model (`cairn_embedding_requests_total{use}`).
  */
 export function createEmbedders(
   config: EmbedderConfig,
@@ -28,8 +30,14 @@ export function createEmbedders(
 ): { documents: Embedder; queries: Embedder } {
   if (config.kind === "local") {
     const local = createLocalEmbedder({ dimensions: config.dimensions });
-    return { documents: local, queries: local };
+    return {
+      documents: withEmbedderTelemetry(local, "documents"),
+      queries: withEmbedderTelemetry(local, "queries"),
+    };
   }
   const remote = createOpenAiEmbedder(config);
-  return { documents: withEmbeddingCache(remote, { pool }), queries: remote };
+  return {
+    documents: withEmbeddingCache(withEmbedderTelemetry(remote, "documents"), { pool }),
+    queries: withEmbedderTelemetry(remote, "queries"),
+  };
 }

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import type pg from "pg";
 import pgvector from "pgvector";
 import type { Embedder } from "./embedder.ts";
+import { embeddingCacheMetrics } from "./embedder-telemetry.ts";
 
 export function textHash(text: string): string {
   return createHash("sha256").update(text).digest("hex");
@@ -22,6 +23,7 @@ export function withEmbeddingCache(embedder: Embedder, options: EmbeddingCacheOp
     memory.set(hash, vector);
     if (memory.size > capacity) memory.delete(memory.keys().next().value as string);
   };
+  embeddingCacheMetrics.start(embedder.model);
 
   return {
     model: embedder.model,
@@ -37,6 +39,7 @@ export function withEmbeddingCache(embedder: Embedder, options: EmbeddingCacheOp
           remember(h, v);
         }
       }
+      embeddingCacheMetrics.hits(embedder.model, "memory", hashes.filter((h) => found.has(h)).length);
       const missing = [...new Set(hashes.filter((h) => !found.has(h)))];
       if (missing.length > 0) {
         const { rows } = await options.pool.query<{ text_hash: string; embedding: string }>(
@@ -49,6 +52,7 @@ export function withEmbeddingCache(embedder: Embedder, options: EmbeddingCacheOp
           found.set(row.text_hash, v);
           remember(row.text_hash, v);
         }
+        embeddingCacheMetrics.hits(embedder.model, "postgres", rows.length);
       }
       const toEmbed: { hash: string; text: string; owner: string | undefined }[] = [];
       const queued = new Set<string>();
@@ -59,6 +63,7 @@ export function withEmbeddingCache(embedder: Embedder, options: EmbeddingCacheOp
           toEmbed.push({ hash: h, text, owner: owners?.[i] });
         }
       });
+      embeddingCacheMetrics.misses(embedder.model, toEmbed.length);
       if (toEmbed.length > 0) {
         const vectors = await embedder.embed(toEmbed.map((t) => t.text));
         const persisted: { hash: string; owner: string; vector: number[] }[] = [];

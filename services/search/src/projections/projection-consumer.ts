@@ -7,10 +7,15 @@
 // that can never apply, after its dead-letter record. After `maxDeliver` failed deliveries
 // the message is terminated too; the event is not lost: the next event, or the periodic
 // catch-up, reads it from the log.
+//
+// Each delivered event is handled in a CONSUMER span `project <projection> <type>` of its own
+// trace, linked to the relay's publish span (the message headers); the RediSearch and
+// pgvector writes are its children. Redeliveries, dead letters and lag are metrics.
 
 import { setTimeout as sleep } from "node:timers/promises";
+import { type ConsumerLabels, countDeadLetter, countDelivery, watchProjectionConsumer } from "@cairn/bus";
 import { type StoredEvent, StoredEventSchema } from "@cairn/contracts";
-import { extractTraceContext, getTracer, type Logger, startSpan } from "@cairn/telemetry";
+import { getTracer, type Logger, SpanKind, startLinkedSpan, withLogFields } from "@cairn/telemetry";
 import {
   AckPolicy,
   type ConsumerMessages,
@@ -21,14 +26,15 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from "@nats-io/jetstream";
-import { nanos } from "@nats-io/nats-core";
-import { context, SpanKind } from "@opentelemetry/api";
+import { type NatsConnection, nanos } from "@nats-io/nats-core";
 import type { DeadLetter } from "./fold-events.ts";
 import type { LiveProjector } from "./live-projector.ts";
 
 const tracer = getTracer("@cairn/search");
 
 export type ProjectionConsumerOptions = {
+  /** For the lag metrics (JetStream consumer info). */
+  nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
   stream: string;
@@ -120,8 +126,11 @@ export async function startProjectionConsumer(
   const log = logger.child({ projection: name, consumer: options.durable });
   let stopping = false;
   let messages: ConsumerMessages | undefined;
+  const labels: ConsumerLabels = { service: "search", projection: name, consumer: options.durable };
+  const unwatch = watchProjectionConsumer({ nc: options.nc, stream: options.stream, labels });
 
   async function handle(msg: JsMsg): Promise<void> {
+    countDelivery(msg, labels);
     const decoded = decodeEnvelope(msg);
     log.trace({ seq: msg.seq, subject: msg.subject, deliveries: msg.info.deliveryCount }, "event message");
     if (isDeadLetter(decoded)) {
@@ -132,6 +141,7 @@ export async function startProjectionConsumer(
           { seq: msg.seq, reason: decoded.reason, error: decoded.error },
           "unreadable event dead-lettered",
         );
+        countDeadLetter(labels);
         msg.term();
       } catch (error) {
         log.warn({ err: error, seq: msg.seq }, "could not record a dead letter; retrying");
@@ -148,14 +158,12 @@ export async function startProjectionConsumer(
         msg.working();
       }
     };
-    await context.with(extractTraceContext(msg.headers), () =>
-      startSpan(
+    await withLogFields({ tenant: event.meta.tenant, agent: event.meta.actor }, () =>
+      startLinkedSpan(
         tracer,
         `project ${name} ${event.type}`,
+        msg.headers,
         async (span) => {
-          span.setAttribute("cairn.event.position", event.position);
-          span.setAttribute("cairn.event.type", event.type);
-          span.setAttribute("messaging.message.delivery_count", msg.info.deliveryCount);
           try {
             const outcome = await projector.handle(event, heartbeat);
             span.setAttribute("cairn.projection.outcome", outcome.kind);
@@ -169,6 +177,7 @@ export async function startProjectionConsumer(
                 },
                 "event dead-lettered",
               );
+              countDeadLetter(labels);
               msg.term();
             } else {
               msg.ack();
@@ -181,6 +190,7 @@ export async function startProjectionConsumer(
                 { err: error, position: event.position, type: event.type, deliveries: count },
                 "giving up on delivery; the log catch-up will apply the event when the failure clears",
               );
+              countDeadLetter(labels);
               msg.term();
             } else {
               const delay = options.retryDelayMs(count);
@@ -198,7 +208,21 @@ export async function startProjectionConsumer(
             }
           }
         },
-        { kind: SpanKind.CONSUMER },
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            "messaging.system": "nats",
+            "messaging.operation.type": "process",
+            "messaging.destination.name": msg.subject,
+            "messaging.consumer.group.name": options.durable,
+            "messaging.message.id": event.eventId,
+            "messaging.message.delivery_count": msg.info.deliveryCount,
+            "cairn.projection": name,
+            "cairn.event.type": event.type,
+            "cairn.event.position": event.position,
+            "cairn.tenant": event.meta.tenant,
+          },
+        },
       ),
     );
   }
@@ -224,6 +248,7 @@ export async function startProjectionConsumer(
   return {
     async stop() {
       stopping = true;
+      unwatch();
       await messages?.close().catch(() => undefined);
       await loop;
     },

@@ -1,7 +1,12 @@
 // `cairn.search.candidates`: lexical (BM25), vector (KNN) or hybrid (Reciprocal Rank Fusion)
 // candidates, filtered by what the principal may see, each with its per-retriever rank and
 // score so ranking can explain them.
+//
+// Each stage is a child span of the request (`search wait`, `search lexical`, `search vector`,
+// `search fusion`) with its candidate counts as attributes, and is timed in
+// `cairn_search_stage_duration_seconds{stage}`.
 import type { CairnError, CandidatesReply, ParsedCandidatesRequest, ProjectionName } from "@cairn/contracts";
+import { type Attributes, getTracer, recallStageHistogram, type Span, startSpan } from "@cairn/telemetry";
 import { lexicalText } from "./lexical-query.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
 import { fuseByReciprocalRank, type RankedHit } from "./reciprocal-rank-fusion.ts";
@@ -10,6 +15,44 @@ import { onActiveGeneration, readModelError } from "./store-errors.ts";
 import { waitForPosition } from "./wait-for-position.ts";
 
 type LexicalOutcome = { hits: RankedHit[]; synonymsApplied: string[] };
+
+const tracer = getTracer("@cairn/search");
+const stageDuration = recallStageHistogram();
+
+type Stage = "wait" | "lexical" | "embed" | "vector" | "fusion";
+
+/** Runs a stage in its span and records its duration (failed stages too). */
+async function stage<T>(
+  name: Stage,
+  fn: (span: Span) => Promise<T> | T,
+  attributes: Attributes = {},
+): Promise<T> {
+  const started = performance.now();
+  try {
+    return await startSpan(tracer, `search ${name}`, fn, {
+      attributes: { "cairn.stage": name, ...attributes },
+    });
+  } finally {
+    stageDuration.record((performance.now() - started) / 1000, { stage: name });
+  }
+}
+
+/** Reciprocal Rank Fusion as the `fusion` stage, with its input and output counts. */
+function fuse(lexical: RankedHit[] | null, vector: RankedHit[] | null, k: number) {
+  return stage(
+    "fusion",
+    (span) => {
+      const fused = fuseByReciprocalRank(lexical, vector, k);
+      span.setAttribute("cairn.candidates.count", fused.length);
+      return fused;
+    },
+    {
+      "cairn.candidates.lexical": lexical?.length ?? 0,
+      "cairn.candidates.vector": vector?.length ?? 0,
+      "cairn.k": k,
+    },
+  );
+}
 
 async function lexicalOnce(
   models: ReadModels,
@@ -31,16 +74,26 @@ async function lexicalCandidates(
   request: ParsedCandidatesRequest,
   limit: number,
 ): Promise<LexicalOutcome> {
-  try {
-    return await onActiveGeneration(() => lexicalOnce(models, request, limit));
-  } catch (error) {
-    throw readModelError("lexical", error);
-  }
+  return stage(
+    "lexical",
+    async (span) => {
+      try {
+        const outcome = await onActiveGeneration(() => lexicalOnce(models, request, limit));
+        span.setAttribute("cairn.candidates.count", outcome.hits.length);
+        return outcome;
+      } catch (error) {
+        throw readModelError("lexical", error);
+      }
+    },
+    { "cairn.limit": limit },
+  );
 }
 
 async function vectorOnce(models: ReadModels, request: ParsedCandidatesRequest, limit: number) {
   const generation = await models.vector.servingGeneration();
+  const started = performance.now();
   const [vector] = await models.queryEmbedder.embed([request.query]);
+  stageDuration.record((performance.now() - started) / 1000, { stage: "embed" });
   const hits = await models.vectorStore.search(
     generation,
     vector as number[],
@@ -51,11 +104,20 @@ async function vectorOnce(models: ReadModels, request: ParsedCandidatesRequest, 
 }
 
 async function vectorCandidates(models: ReadModels, request: ParsedCandidatesRequest, limit: number) {
-  try {
-    return await onActiveGeneration(() => vectorOnce(models, request, limit));
-  } catch (error) {
-    throw readModelError("vector", error);
-  }
+  return stage(
+    "vector",
+    async (span) => {
+      try {
+        const outcome = await onActiveGeneration(() => vectorOnce(models, request, limit));
+        span.setAttribute("cairn.candidates.count", outcome.hits.length);
+        span.setAttribute("cairn.embedding.model", outcome.model);
+        return outcome;
+      } catch (error) {
+        throw readModelError("vector", error);
+      }
+    },
+    { "cairn.limit": limit },
+  );
 }
 
 export async function searchCandidates(
@@ -81,10 +143,10 @@ export async function searchCandidates(
       },
     };
   });
-  const waited = await waitForPosition(
-    sources,
-    request.afterPosition,
-    request.waitTimeoutMs ?? models.defaultWaitMs,
+  const waited = await stage(
+    "wait",
+    () => waitForPosition(sources, request.afterPosition, request.waitTimeoutMs ?? models.defaultWaitMs),
+    { "cairn.after_position": request.afterPosition ?? 0 },
   );
   const positions = Object.fromEntries(
     Object.entries(waited).filter(([n]) => !down.has(n as ProjectionName)),
@@ -93,7 +155,7 @@ export async function searchCandidates(
   if (request.mode === "lexical") {
     const lexical = await lexicalCandidates(models, request, k);
     return {
-      candidates: fuseByReciprocalRank(lexical.hits, null, k),
+      candidates: await fuse(lexical.hits, null, k),
       position: positions.lexical ?? 0,
       positions,
       embeddingModel: null,
@@ -104,7 +166,7 @@ export async function searchCandidates(
   if (request.mode === "vector") {
     const vector = await vectorCandidates(models, request, k);
     return {
-      candidates: fuseByReciprocalRank(null, vector.hits, k),
+      candidates: await fuse(null, vector.hits, k),
       position: positions.vector ?? 0,
       positions,
       embeddingModel: vector.model,
@@ -134,7 +196,7 @@ export async function searchCandidates(
   }
   const used = needs.filter((n) => !unavailable.includes(n));
   return {
-    candidates: fuseByReciprocalRank(
+    candidates: await fuse(
       lexical.status === "fulfilled" ? lexical.value.hits : null,
       vector.status === "fulfilled" ? vector.value.hits : null,
       k,
