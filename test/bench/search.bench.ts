@@ -7,7 +7,8 @@
 //    drawn from 40 topics), written with the event store as ingest writes them;
 // 2. rebuilds both read models from the log (`pnpm cairn rebuild`'s engine): events per second;
 // 3. starts the search service and asks it over NATS, as the gateway does, one request at a
-//    time: lexical, vector and hybrid candidates (k = 50) for a principal of a random tenant;
+//    time (after 50 warm-up requests): lexical, vector and hybrid candidates (k = 50) for a
+//    principal of a random tenant;
 // 4. writes one memory at a time through the log and the ingest relay and waits until both
 //    read models have it (`cairn.search.status` with `afterPosition`): write-to-searchable.
 import { randomUUID } from "node:crypto";
@@ -217,7 +218,13 @@ type SizeResult = {
 
 async function benchSize(size: number, queries: number, writes: number): Promise<SizeResult> {
   const silent = createLogger("bench", "silent");
-  const [postgres, redis, nats] = await Promise.all([startPostgres(), startRedis(), startNats()]);
+  // Postgres as a deployment would size it: the HNSW index in shared buffers (the test
+  // fixture's default is 32 MB).
+  const [postgres, redis, nats] = await Promise.all([
+    startPostgres({ settings: { shared_buffers: "1GB" } }),
+    startRedis(),
+    startNats(),
+  ]);
   const stops: (() => Promise<unknown>)[] = [() => postgres.stop(), () => redis.stop(), () => nats.stop()];
   try {
     const databaseUrl = await postgres.createDatabase("bench");
@@ -231,6 +238,7 @@ async function benchSize(size: number, queries: number, writes: number): Promise
       CAIRN_METRICS_PORT: "off",
     };
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    pool.on("error", (error) => console.error(`bench pool: ${error.message}`));
     stops.unshift(() => pool.end());
     const store = createEventStore(pool);
 
@@ -288,7 +296,7 @@ async function benchSize(size: number, queries: number, writes: number): Promise
     });
     const query: SizeResult["query"] = {} as SizeResult["query"];
     for (const mode of ["lexical", "vector", "hybrid"] as const) {
-      for (let i = 0; i < 10; i += 1) {
+      for (let i = 0; i < 50; i += 1) {
         await requestRpc(nc, searchSubjects.candidates, {
           principal: principal(),
           query: queryText(rand),

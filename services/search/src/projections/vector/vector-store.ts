@@ -275,6 +275,9 @@ export function createVectorStore(options: { pool: pg.Pool }): VectorStore {
         // An HNSW build is much faster when the graph fits in memory.
         await client.query("set maintenance_work_mem = '512MB'");
         await createIndexOn(client, g);
+        // A table loaded in bulk has no statistics yet: without them the planner takes the
+        // visibility btree and sorts every row instead of walking the HNSW graph.
+        await client.query(`analyze ${table(g)}`);
         await client.query(
           "update cairn_search.vector_generations set indexed = true where generation = $1",
           [g.generation],
@@ -419,7 +422,12 @@ export function createVectorStore(options: { pool: pg.Pool }): VectorStore {
         text_hash text not null,
         embedding vector(${dimensions}) not null
       )`);
+    // Visibility is "this tenant, or global": with these two the planner can answer a small
+    // tenant exactly from its own rows and leave large ones to the HNSW index.
     await client.query(`create index ${tableName}_visibility on ${table(g)} (tenant, tier, status)`);
+    await client.query(
+      `create index ${tableName}_global on ${table(g)} (tier, status) where scope = 'global'`,
+    );
     return g;
   }
 
