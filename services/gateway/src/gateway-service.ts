@@ -54,8 +54,8 @@ export function createGatewayService(
         backendTimeoutMs: env.CAIRN_BACKEND_TIMEOUT_MS,
         mcpSessionIdleMs: env.CAIRN_MCP_SESSION_IDLE_MS,
         version: process.env.CAIRN_VERSION ?? "0.1.0",
-        // The gateway serves its metrics on its own port, next to the API.
-        metrics,
+        // The gateway serves its metrics on its own port, next to the API (unless turned off).
+        metrics: env.CAIRN_METRICS_PORT === "off" ? undefined : metrics,
       });
       const address = await app.listen({ host: env.CAIRN_HOST, port: env.CAIRN_PORT });
       logger.info({ address, mode: env.CAIRN_MODE }, "gateway listening");
