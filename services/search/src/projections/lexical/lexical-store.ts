@@ -6,6 +6,7 @@ import { type MemoryDocument, MemoryDocumentSchema } from "@cairn/contracts";
 import type { Redis } from "ioredis";
 import { documentFields, lexicalSchema } from "./lexical-index.ts";
 import {
+  bm25Scorer,
   type CommitOutcome,
   commitScript,
   createIndexCommand,
@@ -281,7 +282,7 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
         query,
         "WITHSCORES",
         "SCORER",
-        "BM25",
+        bm25Scorer(module),
         "RETURN",
         "1",
         "json",

@@ -12,6 +12,11 @@ export type RediSearchModule = {
   version: number;
 };
 
+/** The BM25 scorer's name: `BM25` until Redis 8.4 renamed it `BM25STD` (and deprecated the old one). */
+export function bm25Scorer(module: RediSearchModule): string {
+  return module.version >= 80_400 ? "BM25STD" : "BM25";
+}
+
 /** Reads MODULE LIST once and tells which generation of RediSearch is loaded. */
 export async function detectRediSearch(redis: Redis): Promise<RediSearchModule> {
   const modules = (await redis.call("MODULE", "LIST")) as unknown[][];

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { createIndexCommand, dropIndexCommand } from "./redisearch.ts";
+import { bm25Scorer, createIndexCommand, dropIndexCommand } from "./redisearch.ts";
 
 const v1 = { generation: 1, version: 10200 } as const;
 const v2 = { generation: 2, version: 80000 } as const;
@@ -30,5 +30,11 @@ describe("RediSearch generations", () => {
       "TEXT",
     ]);
     expect(dropIndexCommand(v2, "idx")).toEqual(["FT.DROPINDEX", "idx", "DD"]);
+  });
+
+  test("BM25 is asked for by the name the module knows", () => {
+    expect(bm25Scorer(v1)).toBe("BM25");
+    expect(bm25Scorer({ generation: 2, version: 20_810 })).toBe("BM25");
+    expect(bm25Scorer({ generation: 2, version: 80_400 })).toBe("BM25STD");
   });
 });
