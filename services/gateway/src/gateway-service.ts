@@ -20,7 +20,10 @@ export function createGatewayService(
     envSchema: gatewayEnvSchema,
     async start({ env, nc, logger, metrics }) {
       const pool = new pg.Pool({ connectionString: env.CAIRN_DATABASE_URL, max: 10 });
+      // Connection errors surface on the queries that meet them; a client that errors
+      // while idle or ending must not crash the gateway.
       pool.on("error", () => {});
+      pool.on("connect", (client) => client.on("error", () => {}));
       const redis = new Redis(env.CAIRN_REDIS_URL, { maxRetriesPerRequest: 2 });
       redis.on("error", () => {});
       const checks = {

@@ -45,6 +45,9 @@ export type HarnessOptions = {
 export async function startGatewayHarness(options: HarnessOptions): Promise<GatewayHarness> {
   await migrateToLatest(options.databaseUrl);
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
+  // A server going away while a client is ending must not become an uncaught error.
+  pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
   const keys = {} as Record<KeyName, string>;
   const keyIds = {} as Record<KeyName, string>;
   for (const [name, p] of Object.entries(teamKeys) as [KeyName, Principal][]) {
