@@ -10,6 +10,7 @@ import {
   maintenanceSubjects,
 } from "@cairn/contracts";
 import { createDatabasePool } from "@cairn/event-store";
+import { waitFor } from "@cairn/testing";
 import { describe, expect } from "vitest";
 import { createTenantLocks } from "../../services/maintenance/src/runner/runner-lock.ts";
 import { extractiveSummarizer } from "../../services/maintenance/src/summary/extractive-summary.ts";
@@ -100,7 +101,16 @@ describe("maintenance: one runner at a time", () => {
   });
 
   test("two schedulers that find the same jobs due run each of them once", async ({ cairn }) => {
-    await cairn.create({ slot: "some-fact", kind: "fact", content: "The wiki moved to the new host." });
+    const created = await cairn.create({
+      slot: "some-fact",
+      kind: "fact",
+      content: "The wiki moved to the new host.",
+    });
+    // The schedulers read the log up to its safe horizon; wait until the write is below it.
+    await waitFor(async () => (await cairn.store.lastPosition()) >= created.position, {
+      timeoutMs: 20_000,
+      description: "the write readable in the log",
+    });
     const copies = [
       await cairn.startMaintenanceCopy({
         env: { CAIRN_MAINTENANCE_SCHEDULER: "1", CAIRN_MAINTENANCE_TICK_MS: "60000" },
