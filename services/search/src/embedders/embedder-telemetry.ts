@@ -22,25 +22,31 @@ const duration = createSecondsHistogram(
   "Embedding call latency, by model, use and outcome",
 );
 const cacheHits = meter.createCounter("cairn_embedding_cache_hits", {
-  description: "Texts whose embedding came from the cache, by model and tier (memory, postgres)",
+  description:
+    "Texts whose embedding came from a cache, by model and tier (memory and postgres for documents, query)",
 });
 const cacheMisses = meter.createCounter("cairn_embedding_cache_misses", {
-  description: "Texts the cache did not hold (sent to the model), by model",
+  description:
+    "Texts a cache did not hold, by model and tier (the postgres and query misses go to the model)",
 });
 
-/** Counts cache lookups (called by the embedding cache). */
+export type CacheTier = "memory" | "postgres" | "query";
+
+/** Counts cache lookups (called by the document embedding cache and the query cache). */
 export const embeddingCacheMetrics = {
-  /** Shows the cache's counters from zero. */
-  start(model: string): void {
-    cacheHits.add(0, { model, tier: "memory" });
-    cacheHits.add(0, { model, tier: "postgres" });
-    cacheMisses.add(0, { model });
+  /** Shows a cache's counters from zero. */
+  start(model: string, tiers: readonly CacheTier[]): void {
+    for (const tier of tiers) {
+      cacheHits.add(0, { model, tier });
+      cacheMisses.add(0, { model, tier });
+    }
   },
-  hits(model: string, tier: "memory" | "postgres", count: number): void {
+  hits(model: string, tier: CacheTier, count: number): void {
     if (count > 0) cacheHits.add(count, { model, tier });
   },
-  misses(model: string, count: number): void {
-    if (count > 0) cacheMisses.add(count, { model });
+  /** Texts the cache of `tier` did not hold (the last tier's misses go to the model). */
+  misses(model: string, tier: CacheTier, count: number): void {
+    if (count > 0) cacheMisses.add(count, { model, tier });
   },
 };
 

@@ -23,7 +23,7 @@ export function withEmbeddingCache(embedder: Embedder, options: EmbeddingCacheOp
     memory.set(hash, vector);
     if (memory.size > capacity) memory.delete(memory.keys().next().value as string);
   };
-  embeddingCacheMetrics.start(embedder.model);
+  embeddingCacheMetrics.start(embedder.model, ["memory", "postgres"]);
 
   return {
     model: embedder.model,
@@ -41,6 +41,7 @@ export function withEmbeddingCache(embedder: Embedder, options: EmbeddingCacheOp
       }
       embeddingCacheMetrics.hits(embedder.model, "memory", hashes.filter((h) => found.has(h)).length);
       const missing = [...new Set(hashes.filter((h) => !found.has(h)))];
+      embeddingCacheMetrics.misses(embedder.model, "memory", missing.length);
       if (missing.length > 0) {
         const { rows } = await options.pool.query<{ text_hash: string; embedding: string }>(
           `select distinct on (text_hash) text_hash, embedding::text from cairn_search.embedding_cache
@@ -63,7 +64,7 @@ export function withEmbeddingCache(embedder: Embedder, options: EmbeddingCacheOp
           toEmbed.push({ hash: h, text, owner: owners?.[i] });
         }
       });
-      embeddingCacheMetrics.misses(embedder.model, toEmbed.length);
+      embeddingCacheMetrics.misses(embedder.model, "postgres", toEmbed.length);
       if (toEmbed.length > 0) {
         const vectors = await embedder.embed(toEmbed.map((t) => t.text));
         const persisted: { hash: string; owner: string; vector: number[] }[] = [];

@@ -3,6 +3,7 @@
 import type { ProjectionName } from "@cairn/contracts";
 import type { Logger } from "@cairn/telemetry";
 import type { Embedder } from "../embedders/embedder.ts";
+import { embeddingCacheMetrics } from "../embedders/embedder-telemetry.ts";
 import type { LexicalStore } from "../projections/lexical/lexical-store.ts";
 import type { VectorProjection } from "../projections/vector/vector-projection.ts";
 import type { VectorStore } from "../projections/vector/vector-store.ts";
@@ -55,11 +56,14 @@ export function positionSource(models: ReadModels, name: ProjectionName): Positi
 /** A small in-memory cache in front of the query embedder: agents repeat queries. */
 export function withQueryCache(embedder: Embedder, entries = 1000): Embedder {
   const cache = new Map<string, number[]>();
+  embeddingCacheMetrics.start(embedder.model, ["query"]);
   return {
     model: embedder.model,
     dimensions: () => embedder.dimensions(),
     async embed(texts) {
       const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
+      embeddingCacheMetrics.hits(embedder.model, "query", texts.filter((t) => cache.has(t)).length);
+      embeddingCacheMetrics.misses(embedder.model, "query", missing.length);
       if (missing.length > 0) {
         const vectors = await embedder.embed(missing);
         missing.forEach((t, i) => {
