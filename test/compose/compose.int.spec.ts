@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { metricNamesIn } from "../helpers/prometheus-text.ts";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const composeFile = "docker-compose.yml";
@@ -362,44 +363,6 @@ function allowedSeriesNames(): string[] {
 
 function familyOf(seriesName: string): string {
   return seriesName.replace(/_(bucket|sum|count)$/, "");
-}
-
-const promqlKeywords = new Set([
-  "by",
-  "without",
-  "on",
-  "ignoring",
-  "group_left",
-  "group_right",
-  "bool",
-  "and",
-  "or",
-  "unless",
-  "offset",
-  "inf",
-  "nan",
-]);
-
-/**
- * Metric names in a PromQL expression: identifiers left after dropping strings, label
- * matchers, range/subquery brackets and grouping label lists, that are not functions,
- * keywords or numbers. Enough for dashboard queries; not a full PromQL parser.
- */
-function metricNamesIn(expr: string): string[] {
-  const stripped = expr
-    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, " ")
-    .replace(/\{[^}]*\}/g, " ")
-    .replace(/\[[^\]]*\]/g, " ")
-    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/gi, " ");
-  const names: string[] = [];
-  for (const match of stripped.matchAll(/(?<![\w$.:])[a-zA-Z_:][a-zA-Z0-9_:]*/g)) {
-    const name = match[0];
-    const rest = stripped.slice((match.index ?? 0) + name.length);
-    if (/^\s*\(/.test(rest)) continue;
-    if (promqlKeywords.has(name.toLowerCase())) continue;
-    names.push(name);
-  }
-  return names;
 }
 
 function readRepoFile(path: string): string {
