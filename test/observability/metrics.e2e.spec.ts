@@ -2,8 +2,9 @@
 // processes, each serving `/metrics`: the gateway on its own HTTP port, the others on a
 // metrics port each), with search embedding through an OpenAI-compatible server so the
 // embedding cache is in play. After a burst of writes, queries, MCP tool calls and a
-// maintenance run, the counters and histograms have moved; and every metric the Grafana
-// dashboard queries is one these processes really export.
+// maintenance run, the counters and histograms have moved; every metric the Grafana
+// dashboard queries is one these processes really export; and their log lines hold no
+// memory text.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { waitFor } from "@cairn/testing";
@@ -112,6 +113,15 @@ it("after a burst of writes and queries the counters and histograms have moved",
     { "If-Match": '"1"' },
   );
   expect(revised.status, await revised.clone().text()).toBe(200);
+  // Projected (embedded) before it is undone: folded together, the two would embed nothing.
+  await waitFor(
+    async () => {
+      const search = (await scrape()).search;
+      const embedded = total(search, "cairn_embedding_texts_total", { use: "documents" });
+      return embedded - total(before.search, "cairn_embedding_texts_total", { use: "documents" }) >= 9;
+    },
+    { timeoutMs: 20_000, intervalMs: 200, description: "the eight memories and the revision embedded" },
+  );
   const patched = await rest(
     "PATCH",
     `/v1/memories/${first.id}`,
@@ -290,4 +300,19 @@ it("after a burst of writes and queries the counters and histograms have moved",
   };
   for (const name of [...listed.counters, ...listed.gauges]) expect(exported, name).toContain(name);
   for (const name of listed.histograms) expect(exported, name).toContain(`${name}_bucket`);
+
+  // The services' log lines (info level): JSON, never the memories' text or the queries, and a
+  // line written inside a request names its trace, span and tenant.
+  const lines = cairn.services.logs
+    .map((line) => /^\w+\s*\| (\{.*\})$/.exec(line)?.[1])
+    .filter((json): json is string => json !== undefined)
+    .map((json) => JSON.parse(json) as Record<string, unknown>);
+  expect(lines.length).toBeGreaterThan(10);
+  const text = JSON.stringify(lines);
+  for (const secret of ["deploy window", "Tag, build, publish", "Wednesday", "nothing like this at all"])
+    expect(text).not.toContain(secret);
+  const started = lines.find((l) => l.msg === "maintenance run started");
+  expect(started).toMatchObject({ service: "maintenance", tenant: "acme", job: "verification" });
+  expect(started?.trace_id).toMatch(/^[0-9a-f]{32}$/);
+  expect(started?.span_id).toMatch(/^[0-9a-f]{16}$/);
 }, 180_000);

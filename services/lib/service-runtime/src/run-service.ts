@@ -79,7 +79,7 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   const config = parseEnv(schema, env) as z.infer<S>;
   const instance = config.CAIRN_INSTANCE ?? `${definition.name}-${randomUUID().slice(0, 8)}`;
   const logger = createLogger(definition.name, config.CAIRN_LOG_LEVEL).child({ instance });
-  initTracing({ serviceName: `cairn-${definition.name}`, env });
+  const tracing = initTracing({ serviceName: `cairn-${definition.name}`, env });
   const metrics = initMetrics({ serviceName: `cairn-${definition.name}` });
   const metricsPort = config.CAIRN_METRICS_PORT ?? defaultMetricsPorts[definition.name];
   if (metricsPort !== undefined && metricsPort !== "off") {
@@ -133,6 +133,9 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
       } finally {
         if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
         await metrics.shutdown();
+        // Spans still batched for OTLP go out before the process exits (the provider itself
+        // stays: services started in one process share it).
+        await tracing.provider.forceFlush().catch(() => undefined);
       }
       logger.info("service stopped");
     })();

@@ -1,5 +1,5 @@
 import { trace } from "@opentelemetry/api";
-import { type Logger, pino } from "pino";
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from "pino";
 import { currentLogFields } from "./log-context.ts";
 
 export type { Logger } from "pino";
@@ -36,8 +36,12 @@ export const redactedLogPaths = [
  * ids so a log line can be found from a trace and the other way round; inside work done for
  * a tenant (a request, a projected event), its tenant and agent.
  */
-export function createLogger(service: string, level = process.env.CAIRN_LOG_LEVEL ?? "info"): Logger {
-  return pino({
+export function createLogger(
+  service: string,
+  level = process.env.CAIRN_LOG_LEVEL ?? "info",
+  destination?: DestinationStream,
+): Logger {
+  const options: LoggerOptions = {
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -53,5 +57,6 @@ export function createLogger(service: string, level = process.env.CAIRN_LOG_LEVE
       }
       return out;
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
