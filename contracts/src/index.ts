@@ -170,6 +170,7 @@ export {
   GetMemoryReplySchema,
   GetMemoryRequestSchema,
   LinkRefSchema,
+  listAllQuery,
   maxWaitTimeoutMs,
   ProjectionNameSchema,
   ProjectionStatusSchema,

@@ -10,6 +10,13 @@ import {
 } from "./memory.ts";
 import { PrincipalSchema } from "./principal.ts";
 
+/**
+ * The query that lists instead of searching: every memory the filters and the principal's
+ * visibility allow, most recently updated first, up to `candidateK` (from the lexical read
+ * model, whatever the mode).
+ */
+export const listAllQuery = "*";
+
 export const retrievalModes = ["lexical", "vector", "hybrid"] as const;
 export const RetrievalModeSchema = z.enum(retrievalModes);
 export type RetrievalMode = z.infer<typeof RetrievalModeSchema>;
@@ -57,6 +64,7 @@ export type SearchFiltersInput = z.input<typeof SearchFiltersSchema>;
 export const CandidatesRequestSchema = z
   .object({
     principal: PrincipalSchema,
+    /** The text to search for; `*` (listAllQuery) lists what the filters allow, newest first. */
     query: z.string().min(1).max(4000),
     mode: RetrievalModeSchema.default("hybrid"),
     filters: SearchFiltersSchema.default({ tier: "memory", includeExpired: false }),

@@ -115,6 +115,34 @@ describe("search.candidates", () => {
     expect(await found(search, { ...alice, agent: "Alice" })).toEqual(same([f.m1, f.m4, f.m6]));
   });
 
+  test("the query * lists what the principal may see and the filters allow, newest first, in every mode", async ({
+    search,
+  }) => {
+    const f = await orchids(search);
+    for (const mode of modes) {
+      const listed = await search.candidates({ principal: alice, query: "*", mode, candidateK: 50 });
+      // Alice's visible, active, unexpired memories: m4 (June) is newest, then the global m6,
+      // her private m2, and m1.
+      expect(listed.candidates.map((c) => c.id)).toEqual([f.m4, f.m6, f.m2, f.m1]);
+      const narrowed = await search.candidates({
+        principal: alice,
+        query: "*",
+        mode,
+        candidateK: 50,
+        filters: { kind: ["fix"] },
+      });
+      expect(narrowed.candidates.map((c) => c.id)).toEqual([f.m2]);
+    }
+    // The newest first even when fewer are asked for than there are.
+    for (const [principal, newest] of [
+      [olga, f.m6],
+      [alice, f.m4],
+    ] as const) {
+      const one = await search.candidates({ principal, query: " * ", candidateK: 1 });
+      expect(one.candidates.map((c) => c.id)).toEqual([newest]);
+    }
+  });
+
   test("every filter narrows the same way in every mode and never widens visibility", async ({ search }) => {
     const f = await orchids(search);
     const cases: [SearchFiltersInput, string[]][] = [

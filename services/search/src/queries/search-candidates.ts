@@ -5,7 +5,13 @@
 // Each stage is a child span of the request (`search wait`, `search lexical`, `search vector`,
 // `search fusion`) with its candidate counts as attributes, and is timed in
 // `cairn_search_stage_duration_seconds{stage}`.
-import type { CairnError, CandidatesReply, ParsedCandidatesRequest, ProjectionName } from "@cairn/contracts";
+import {
+  type CairnError,
+  type CandidatesReply,
+  listAllQuery,
+  type ParsedCandidatesRequest,
+  type ProjectionName,
+} from "@cairn/contracts";
 import { type Attributes, getTracer, recallStageHistogram, type Span, startSpan } from "@cairn/telemetry";
 import { lexicalText } from "./lexical-query.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
@@ -61,6 +67,16 @@ async function lexicalOnce(
 ): Promise<LexicalOutcome> {
   const g = await models.lexical.activeGeneration();
   if (g === null) return { hits: [], synonymsApplied: [] };
+  if (isListing(request)) {
+    // A listing: the filters alone, newest first (no text to score).
+    const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
+    if (filters === null) return { hits: [], synonymsApplied: [] };
+    const documents = await models.lexical.listDocuments(g, filters.join(" "), limit);
+    return {
+      hits: documents.map((document) => ({ id: document.id, score: 0, document })),
+      synonymsApplied: [],
+    };
+  }
   const synonyms = await models.lexical.loadSynonyms(g, request.principal.tenant);
   const text = lexicalText(request.query, request.expansions, synonyms);
   const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
@@ -120,10 +136,16 @@ async function vectorCandidates(models: ReadModels, request: ParsedCandidatesReq
   );
 }
 
+function isListing(request: ParsedCandidatesRequest): boolean {
+  return request.query.trim() === listAllQuery;
+}
+
 export async function searchCandidates(
   models: ReadModels,
-  request: ParsedCandidatesRequest,
+  asked: ParsedCandidatesRequest,
 ): Promise<CandidatesReply> {
+  // A listing comes from the lexical read model whatever the mode: vectors cannot list.
+  const request: ParsedCandidatesRequest = isListing(asked) ? { ...asked, mode: "lexical" } : asked;
   const needs: ProjectionName[] = request.mode === "hybrid" ? ["lexical", "vector"] : [request.mode];
   // Hybrid answers from one retriever when the other's read model is down: its checkpoint
   // failing to read marks it unavailable instead of failing the request.

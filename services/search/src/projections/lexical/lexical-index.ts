@@ -29,7 +29,7 @@ export const lexicalSchema: readonly string[] = [
   ...["agent", "TAG"],
   ...["project", "TAG"],
   ...["created", "NUMERIC", "SORTABLE"],
-  ...["updated", "NUMERIC"],
+  ...["updated", "NUMERIC", "SORTABLE"],
   ...["invalid_at", "NUMERIC"],
   ...["valid_from", "NUMERIC"],
 ];

@@ -69,6 +69,8 @@ export type LexicalStore = {
   search(generation: number, query: string, limit: number): Promise<LexicalHit[]>;
   /** Ids only, for filters that need no scores (backlinks, slot lookups). */
   searchDocuments(generation: number, query: string, limit: number): Promise<MemoryDocument[]>;
+  /** Documents matching `query`, most recently updated first. */
+  listDocuments(generation: number, query: string, limit: number): Promise<MemoryDocument[]>;
   indexName(generation: number): string;
   docKey(generation: number, id: string): string;
 };
@@ -130,6 +132,25 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       if (isUnknownIndexError(error)) return false;
       throw error;
     }
+  }
+
+  async function findDocuments(g: number, query: string, limit: number, order: string[]) {
+    const reply = (await redis.call(
+      "FT.SEARCH",
+      indexName(g),
+      query,
+      "RETURN",
+      "1",
+      "json",
+      ...order,
+      "LIMIT",
+      "0",
+      String(limit),
+    )) as unknown[];
+    return parseSearchReply(reply, false).flatMap((hit) => {
+      const document = parseDocument(hit.json);
+      return document ? [document] : [];
+    });
   }
 
   const store: LexicalStore = {
@@ -296,23 +317,8 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
         return document ? [{ id: hit.key.slice(prefix.length), score: hit.score, document }] : [];
       });
     },
-    async searchDocuments(g, query, limit) {
-      const reply = (await redis.call(
-        "FT.SEARCH",
-        indexName(g),
-        query,
-        "RETURN",
-        "1",
-        "json",
-        "LIMIT",
-        "0",
-        String(limit),
-      )) as unknown[];
-      return parseSearchReply(reply, false).flatMap((hit) => {
-        const document = parseDocument(hit.json);
-        return document ? [document] : [];
-      });
-    },
+    searchDocuments: (g, query, limit) => findDocuments(g, query, limit, []),
+    listDocuments: (g, query, limit) => findDocuments(g, query, limit, ["SORTBY", "updated", "DESC"]),
   };
   return store;
 }
