@@ -278,6 +278,11 @@ describe("MCP tools through the real services", () => {
       const inbox = ok(await call(rita, "memory_inbox_list", { query: "CI Fridays" }));
       expect((inbox.proposals as { id: string }[]).map((p) => p.id)).toContain(proposal.id);
     });
+    // Without a query the inbox lists every pending proposal, and the counts see it.
+    const inbox = ok(await call(rita, "memory_inbox_list", {}));
+    expect((inbox.proposals as { id: string }[]).map((p) => p.id)).toContain(proposal.id);
+    const withInbox = ok(await call(alice, "memory_status"));
+    expect((withInbox.pending as { proposals: number }).proposals).toBeGreaterThanOrEqual(1);
     refused(await call(rita, "memory_inbox_list", { limit: 0 } as never), "validation_failed");
     ok(await call(rita, "memory_inbox_read", { id: proposal.id }));
     refused(await call(rita, "memory_inbox_read", { id: missing }), "not_found");
@@ -315,6 +320,10 @@ describe("MCP tools through the real services", () => {
     );
     const handoffs = ok(await call(alice, "memory_handoff_read", { query: "migrating orders invoices" }));
     expect((handoffs.handoffs as { id: string }[]).map((h) => h.id)).toContain(handoff.id);
+    const open = ok(await call(alice, "memory_handoff_read", {}));
+    expect((open.handoffs as { id: string }[]).map((h) => h.id)).toContain(handoff.id);
+    const inFlight = ok(await call(alice, "memory_context", { task: "what is in flight" }));
+    expect((inFlight.pending as { handoffs: number }).handoffs).toBeGreaterThanOrEqual(1);
     refused(await call(alice, "memory_handoff_read", { id: missing }), "not_found");
     const step = ok(
       await call(alice, "memory_handoff_update", { id: handoff.id, version: 1, content: "Invoices done." }),
