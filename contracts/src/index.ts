@@ -75,6 +75,7 @@ export {
 } from "./events/other-events.ts";
 export type { DependencyState, HealthReply } from "./health.ts";
 export { DependencyStateSchema, HealthReplySchema } from "./health.ts";
+export { keyIdFor, normaliseKeyLabel } from "./key-id.ts";
 export type {
   DoctorFinding,
   DoctorReport,

@@ -5,11 +5,11 @@ import {
   type KeysReadReply,
   type KeysRecallReply,
   type KeysRelatedReply,
+  keyIdFor,
   rankingSubjects,
 } from "@cairn/contracts";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
-import { keyIdFor } from "../src/store/key-id.ts";
 import { recorded, startHarness } from "./ranking-harness.ts";
 
 const test = infraTest.extend("ranking", async ({ nats, redis, uniqueName }, { onCleanup }) => {

@@ -12,6 +12,7 @@ import {
   type CairnEvent,
   type EventMeta,
   type IngestCommandName,
+  keyIdFor,
   type MaintenanceCommandName,
   type MemoryDocument,
   type NewEvent,
@@ -35,7 +36,7 @@ import {
 } from "@cairn/event-store";
 import { currentTraceContext } from "@cairn/telemetry";
 import { canChange, canSee } from "../domain/access.ts";
-import { keyIdFor, keyTypeFor } from "../domain/key-stream.ts";
+import { keyTypeFor } from "../domain/key-stream.ts";
 import { evolveMemory, foldMemory, type MemoryState } from "../domain/memory-stream.ts";
 import { isSlotKey, reservationChanges } from "../domain/reservation-keys.ts";
 

@@ -1,7 +1,6 @@
 // Key streams (`key-<keyId>`): the associative graph's keys. A key's id is derived from its
 // tenant and normalised label, so the same concept written by two agents is one key without
 // any lookup or reservation.
-import { createHash } from "node:crypto";
 import { CairnError, type CairnEvent, type Entity, type KeyType, type StoredEvent } from "@cairn/contracts";
 
 export type KeyState =
@@ -16,21 +15,6 @@ export type KeyState =
     };
 
 export const initialKeyState: KeyState = { exists: false };
-
-export function normaliseKeyLabel(label: string): string {
-  return label.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").trim();
-}
-
-/** A name-based (version 5 style) UUID of tenant and normalised label. */
-export function keyIdFor(tenant: string, label: string): string {
-  const hash = createHash("sha1")
-    .update(`cairn-key\u0000${tenant}\u0000${normaliseKeyLabel(label)}`)
-    .digest();
-  hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
-  hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 /** Names of people, places, organisations and products are proper nouns; code identifiers are names. */
 export function keyTypeFor(label: string, entities: readonly Entity[]): KeyType {

@@ -1,5 +1,5 @@
+import { keyIdFor } from "@cairn/contracts";
 import { describe, expect, it } from "vitest";
-import { keyIdFor } from "../../store/key-id.ts";
 import { jaccard, normalizeLabel, topicTerms, trigrams } from "../../text/analyze-text.ts";
 import { inferKeyType, keyLabelsOf } from "./key-labels.ts";
 

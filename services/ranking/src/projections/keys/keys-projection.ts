@@ -11,8 +11,8 @@
 // `key.linked` whose id was folded that way resolves to the surviving key. Explicit merges
 // (`key.merged`, from ingest's `key.merge`) are applied as they come.
 import type { KeyType, StoredEvent } from "@cairn/contracts";
+import { keyIdFor } from "@cairn/contracts";
 import type { Redis } from "ioredis";
-import { keyIdFor } from "../../store/key-id.ts";
 import type { RedisLayout } from "../../store/redis-layout.ts";
 import { labelSimilarity, normalizeLabel, similarityForms, trigrams } from "../../text/analyze-text.ts";
 import {

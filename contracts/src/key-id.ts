@@ -1,15 +1,13 @@
 import { createHash } from "node:crypto";
 
-// Key ids are name-based, so the key a label stands for has the same id wherever it is
-// derived. This must stay the formula ingest uses for `key.linked` (services/ingest, domain/
-// key-stream.ts, `keyIdFor`): then ingest's links and the links this service derives from
-// memory events meet on one key instead of making two.
+// Key ids are name-based: the key a label stands for has the same id wherever it is
+// derived (ingest's `key.linked`, ranking's keys from memory documents), with no lookup.
 
 export function normaliseKeyLabel(label: string): string {
   return label.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").trim();
 }
 
-/** RFC 4122 version-5 style UUID of tenant and normalised label. */
+/** An RFC 4122 version-5 style UUID of tenant and normalised label. */
 export function keyIdFor(tenant: string, label: string): string {
   const hash = createHash("sha1")
     .update(`cairn-key\u0000${tenant}\u0000${normaliseKeyLabel(label)}`)
