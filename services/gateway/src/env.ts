@@ -20,7 +20,8 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
    * generated one printed once). `team`: keys only come from `pnpm cairn keys create`.
    */
   CAIRN_MODE: z.enum(["local", "team"]).default("local"),
-  CAIRN_ADMIN_KEY: z.string().min(24).optional(),
+  /** Empty counts as unset (compose passes `${CAIRN_ADMIN_KEY:-}`). */
+  CAIRN_ADMIN_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(24).optional()),
   /** The tenant of the bootstrap admin key. */
   CAIRN_DEFAULT_TENANT: z.string().default("local"),
   /** Origins allowed on /mcp (comma-separated); empty: no Origin, or a loopback one. */

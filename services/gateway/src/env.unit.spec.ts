@@ -1,0 +1,20 @@
+import { parseEnv } from "@cairn/service-runtime";
+import { describe, expect, it } from "vitest";
+import { gatewayEnvSchema } from "./env.ts";
+
+describe("gateway settings", () => {
+  it("defaults to loopback on 8080 in local mode", () => {
+    const env = parseEnv(gatewayEnvSchema, {});
+    expect(env).toMatchObject({ CAIRN_HOST: "127.0.0.1", CAIRN_PORT: 8080, CAIRN_MODE: "local" });
+    expect(env.CAIRN_ADMIN_KEY).toBeUndefined();
+  });
+
+  it("takes an empty admin key as unset, as compose passes it", () => {
+    expect(parseEnv(gatewayEnvSchema, { CAIRN_ADMIN_KEY: "" }).CAIRN_ADMIN_KEY).toBeUndefined();
+  });
+
+  it("refuses a short admin key and a bad port with the setting named", () => {
+    expect(() => parseEnv(gatewayEnvSchema, { CAIRN_ADMIN_KEY: "short" })).toThrow(/CAIRN_ADMIN_KEY/);
+    expect(() => parseEnv(gatewayEnvSchema, { CAIRN_PORT: "99999" })).toThrow(/CAIRN_PORT/);
+  });
+});
