@@ -41,5 +41,10 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .positive()
     .default(30 * 60_000),
   CAIRN_BACKEND_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * How many search candidates a ranked search or context re-ranks: deeper lists let the
+   * signals and the re-scored relevance reach evidence the first retrieval ranked low.
+   */
+  CAIRN_RERANK_CANDIDATES: z.coerce.number().int().min(10).max(500).default(200),
 });
 export type GatewayEnv = z.infer<typeof gatewayEnvSchema>;

@@ -55,6 +55,7 @@ export function createGatewayService(
         originPolicy: createOriginPolicy(env.CAIRN_ALLOWED_ORIGINS),
         bodyLimitBytes: env.CAIRN_BODY_LIMIT_BYTES,
         backendTimeoutMs: env.CAIRN_BACKEND_TIMEOUT_MS,
+        rerankCandidates: env.CAIRN_RERANK_CANDIDATES,
         mcpSessionIdleMs: env.CAIRN_MCP_SESSION_IDLE_MS,
         version: process.env.CAIRN_VERSION ?? "0.1.0",
         // The gateway serves its metrics on its own port, next to the API (unless turned off).

@@ -38,6 +38,7 @@ export type HttpServerDeps = {
   originPolicy: OriginPolicy;
   bodyLimitBytes?: number;
   backendTimeoutMs?: number;
+  rerankCandidates?: number;
   mcpSessionIdleMs?: number;
   version?: string;
   /** Serves the process's metrics at `/metrics` on this server (the gateway's own port). */
@@ -88,7 +89,12 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
     for (const method of [route.method].flat()) seen.push({ method: String(method), url: route.url });
   });
   const backend = createCairnBackend(deps.nc, { timeoutMs: deps.backendTimeoutMs, logger: deps.logger });
-  const ops = createOperations({ backend, positions: createWritePositions(), logger: deps.logger });
+  const ops = createOperations({
+    backend,
+    positions: createWritePositions(),
+    logger: deps.logger,
+    rerankCandidates: deps.rerankCandidates,
+  });
 
   app.setErrorHandler((error, request, reply) => {
     const cairn = asCairnError(error);

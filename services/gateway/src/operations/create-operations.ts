@@ -25,6 +25,8 @@ export type OperationsDeps = {
   backend: CairnBackend;
   positions: WritePositions;
   logger?: Logger | undefined;
+  /** Candidates fetched for re-ranking (default 200; at least 3 × the asked limit). */
+  rerankCandidates?: number | undefined;
 };
 
 export type ReadOptions = { consistency?: Consistency; afterPosition?: number | undefined };
@@ -126,7 +128,7 @@ export function createOperations(deps: OperationsDeps) {
       query: input.query,
       expansions: expansion.terms,
       mode: input.mode ?? "hybrid",
-      candidateK: Math.min(500, Math.max(limit * 3, 30)),
+      candidateK: Math.min(500, Math.max(limit * 3, deps.rerankCandidates ?? 200)),
       filters: {
         tier: input.tier ?? "memory",
         ...(input.status ? { status: input.status } : {}),
@@ -208,7 +210,7 @@ export function createOperations(deps: OperationsDeps) {
         query: input.task,
         expansions: expansion.skip ? [] : expansion.terms,
         mode: "hybrid",
-        candidateK: 50,
+        candidateK: deps.rerankCandidates ?? 200,
         filters: {
           tier: "memory",
           status: ["active"],
