@@ -2,15 +2,12 @@
 // persistence unless `appendonly` is asked for (then writes survive kill() + restart()).
 import { connect } from "node:net";
 import { join } from "node:path";
-import { freePort } from "./free-port.ts";
+import { startManagedServer } from "./managed-server.ts";
 import {
   assertExecutable,
-  killNow,
   launchServer,
-  logShowsPortInUse,
   makeTempDir,
   type RunningServer,
-  terminate,
   waitUntilReady,
 } from "./server-process.ts";
 
@@ -116,60 +113,21 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
       timeoutMs: startTimeoutMs,
     });
 
-  let server: RunningServer | undefined;
-  let port = 0;
-  try {
-    for (let attempt = 1; ; attempt += 1) {
-      port = await freePort(host);
-      server = launch(port);
-      try {
-        await ready(server, port);
-        break;
-      } catch (error) {
-        if (attempt < 5 && server.exitInfo() !== undefined && (await logShowsPortInUse(logFile))) continue;
-        throw error;
-      }
-    }
-  } catch (error) {
-    if (server !== undefined) await killNow(server);
-    await temp.remove();
-    throw error;
-  }
-
-  let state: "running" | "killed" | "stopped" = "running";
-  let stopping: Promise<void> | undefined;
-  const finalPort = port;
+  const managed = await startManagedServer({ name: "redis", host, temp, logFile, launch, ready });
   const handle: RedisHandle = {
     host,
-    port: finalPort,
-    url: `redis://${host}:${finalPort}`,
+    port: managed.port,
+    url: `redis://${host}:${managed.port}`,
     dir: temp.path,
     logFile,
     get pid() {
-      return state === "running" ? server?.pid : undefined;
+      return managed.pid();
     },
-    async kill() {
-      if (state !== "running" || server === undefined) return;
-      state = "killed";
-      await killNow(server);
-    },
-    async restart() {
-      if (state === "stopped") throw new Error("redis: restart() after stop()");
-      if (state === "running" && server !== undefined) await terminate(server, "SIGTERM", 10_000);
-      server = launch(finalPort);
-      state = "running";
-      await ready(server, finalPort);
-    },
-    stop() {
-      stopping ??= (async () => {
-        if (state === "running" && server !== undefined) await terminate(server, "SIGTERM", 10_000);
-        state = "stopped";
-        await temp.remove();
-      })();
-      return stopping;
-    },
+    kill: () => managed.kill(),
+    restart: () => managed.restart(),
+    stop: () => managed.stop(),
     [Symbol.asyncDispose]() {
-      return handle.stop();
+      return managed.stop();
     },
   };
   return handle;
