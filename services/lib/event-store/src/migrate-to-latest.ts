@@ -12,9 +12,12 @@ export type MigrationOutcome = { name: string; status: "Success" | "Error" | "No
 
 /** Brings the database schema to the latest migration; throws with the failing step named. */
 export async function migrateToLatest(databaseUrl: string): Promise<MigrationOutcome[]> {
-  const db = new Kysely<unknown>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl, max: 2 }) }),
-  });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  // pg-pool's end() resolves before its connections have closed, and an idle connection the
+  // server terminates meanwhile (Postgres stopping or restarting) is reported as a pool
+  // 'error' event, uncaught without a listener. A failure that matters fails a migration query.
+  pool.on("error", () => {});
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   try {
     const migrator = new Migrator({
       db,
