@@ -8,7 +8,7 @@ import {
   type Reservations,
 } from "./append-to-streams.ts";
 import { findEvents } from "./find-events.ts";
-import { lastPosition } from "./last-position.ts";
+import { lastCommittedPosition, lastPosition } from "./last-position.ts";
 import { readAll } from "./read-all.ts";
 import { readStream, readStreams } from "./read-stream.ts";
 
@@ -37,6 +37,8 @@ export interface EventStore {
   readAll(options: { after: number; limit: number }): Promise<StoredEvent[]>;
   /** Highest position safe to read (what readAll can reach); 0 for an empty log. */
   lastPosition(): Promise<number>;
+  /** Highest committed position, readable yet or not (held back by an older open transaction). */
+  lastCommittedPosition(): Promise<number>;
   /** The stored events with these ids, in log order (ids not in the log are left out). */
   findEvents(eventIds: readonly string[]): Promise<StoredEvent[]>;
 }
@@ -52,6 +54,7 @@ export function createEventStore(pool: pg.Pool): EventStore {
     readStreams: (streamIds) => readStreams(pool, streamIds),
     readAll: (options) => readAll(pool, options),
     lastPosition: () => lastPosition(pool),
+    lastCommittedPosition: () => lastCommittedPosition(pool),
     findEvents: (eventIds) => findEvents(pool, eventIds),
   };
 }

@@ -13,7 +13,7 @@ export {
 export type { AppendToStreamInput, EventStore } from "./event-store.ts";
 export { createEventStore } from "./event-store.ts";
 export { findEvents } from "./find-events.ts";
-export { lastPosition } from "./last-position.ts";
+export { lastCommittedPosition, lastPosition } from "./last-position.ts";
 export type { MemoryKeyStore } from "./memory-keys.ts";
 export { createMemoryKeyStore } from "./memory-keys.ts";
 export type { MigrationOutcome } from "./migrate-to-latest.ts";

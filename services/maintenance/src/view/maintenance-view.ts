@@ -2,6 +2,7 @@
 // tenants' settings, and the last run of each job per tenant (from `maintenance.run_recorded`,
 // so every copy sees the runs of every other copy). It reads the log itself (read-only) and
 // catches up on demand; sealed text is opened only to derive the cards' features.
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   type ContentKeyring,
   type MaintenanceJob,
@@ -29,7 +30,11 @@ type TenantState = {
 };
 
 export type MaintenanceView = {
-  /** Reads what the log has beyond the view's position; answers the position reached. */
+  /**
+   * Reads the log beyond the view's position, up to everything committed before the call (a
+   * run another copy recorded just before this one took the lock, settings changed just
+   * before a tick); answers the position reached.
+   */
   catchUp(): Promise<number>;
   position(): number;
   tenants(): string[];
@@ -44,13 +49,19 @@ export type MaintenanceView = {
 const memoryPrefix = "memory-";
 
 export function createMaintenanceView(options: {
-  log: Pick<EventStore, "readAll">;
+  log: Pick<EventStore, "readAll" | "lastCommittedPosition">;
   keyring: ContentKeyring;
   batchSize?: number;
+  /**
+   * How long catchUp waits for committed events that an older transaction still holds back
+   * below the readers' horizon before it answers with what is readable (default 5 s).
+   */
+  visibilityWaitMs?: number;
   /** Told about an event whose sealed text does not open (its text then counts as empty). */
   onUnreadable?: (event: StoredEvent, error: SealedContentError) => void;
 }): MaintenanceView {
   const batchSize = options.batchSize ?? 1000;
+  const visibilityWaitMs = options.visibilityWaitMs ?? 5000;
   const tenants = new Map<string, TenantState>();
   const byId = new Map<string, MemoryCard>();
   let position = 0;
@@ -132,11 +143,20 @@ export function createMaintenanceView(options: {
   }
 
   return {
-    catchUp() {
-      running ??= readOn().finally(() => {
-        running = undefined;
-      });
-      return running;
+    async catchUp() {
+      // readAll stops below the oldest open transaction, so a read that merely finds nothing
+      // more (or one already in flight, started before this call) can miss an event committed
+      // before the call; read on until the view has reached everything committed by then.
+      const target = await options.log.lastCommittedPosition();
+      const deadline = Date.now() + visibilityWaitMs;
+      for (;;) {
+        running ??= readOn().finally(() => {
+          running = undefined;
+        });
+        const reached = await running;
+        if (reached >= target || Date.now() >= deadline) return reached;
+        await sleep(20);
+      }
     },
     position: () => position,
     tenants: () => [...tenants.keys()].sort(),

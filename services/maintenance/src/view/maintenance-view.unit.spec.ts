@@ -90,7 +90,10 @@ describe("the maintenance view", () => {
     ];
     const unreadable: string[] = [];
     const view = createMaintenanceView({
-      log: { readAll: async ({ after, limit }) => log.filter((e) => e.position > after).slice(0, limit) },
+      log: {
+        readAll: async ({ after, limit }) => log.filter((e) => e.position > after).slice(0, limit),
+        lastCommittedPosition: async () => Math.max(0, ...log.map((e) => e.position)),
+      },
       keyring: {
         keysFor: async (ids) =>
           new Map<string, ContentKeyState>(ids.map((id) => [id, { state: "active", key }] as const)),
@@ -107,5 +110,31 @@ describe("the maintenance view", () => {
     expect(view.maintenanceSettings("acme")).toEqual({ gc: { apply: true } });
     expect(view.lastRun("acme", "gc", "schedule")).toMatchObject({ outcome: "ok" });
     expect(view.lastRun("acme", "gc", "manual")).toBeUndefined();
+  });
+
+  it("catches up to everything committed before the call, even while an older transaction holds it back", async () => {
+    const settings = event(
+      "tenant-acme",
+      "tenant.settings_changed",
+      { maintenance: { dedup: { everyMinutes: 1 } } },
+      1,
+    );
+    // Committed, but below the readers' horizon only after two more reads.
+    let heldBackReads = 2;
+    const view = createMaintenanceView({
+      log: {
+        readAll: async ({ after }) => {
+          if (heldBackReads > 0) {
+            heldBackReads -= 1;
+            return [];
+          }
+          return [settings].filter((e) => e.position > after);
+        },
+        lastCommittedPosition: async () => 1,
+      },
+      keyring: { keysFor: async () => new Map() },
+    });
+    expect(await view.catchUp()).toBe(1);
+    expect(view.maintenanceSettings("acme")).toEqual({ dedup: { everyMinutes: 1 } });
   });
 });
