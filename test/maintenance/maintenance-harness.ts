@@ -15,12 +15,13 @@ import {
   type Principal,
   type RunMaintenanceReply,
   rankingSubjects,
+  type StoredEvent,
   searchSubjects,
   type WriteResult,
 } from "@cairn/contracts";
 import { createDatabasePool, createEventStore, type EventStore, migrateToLatest } from "@cairn/event-store";
 import { type ServiceHandle, startService } from "@cairn/service-runtime";
-import { infraTest } from "@cairn/testing";
+import { infraTest, waitFor } from "@cairn/testing";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type pg from "pg";
@@ -61,6 +62,11 @@ export type Cairn = {
   get(id: string): Promise<GetMemoryReply>;
   /** Waits until search and ranking have applied everything in the log. */
   settle(): Promise<number>;
+  /**
+   * The log after a position, once everything committed so far is readable (`readAll` stops
+   * below the oldest open transaction, a projection's write say, and would show too little).
+   */
+  logAfter(after: number): Promise<StoredEvent[]>;
   /** Stops the first maintenance copy (the others keep running). */
   stopMaintenance(): Promise<void>;
   /** Starts one more maintenance copy (another instance of the service, same settings). */
@@ -147,7 +153,8 @@ export async function startCairn(
     doctor: (r = {}) => request<DoctorReport>(maintenanceSubjects.doctor, r),
     get: (id) => request<GetMemoryReply>(searchSubjects.get, { principal: admin, id }),
     async settle() {
-      const position = await store.lastPosition();
+      // Everything written, readable yet or not: waiting for less would read too early.
+      const position = await store.lastCommittedPosition();
       await request(searchSubjects.status, { afterPosition: position, waitTimeoutMs: 20_000 });
       await request(rankingSubjects.signals, {
         principal: admin,
@@ -155,6 +162,14 @@ export async function startCairn(
         afterPosition: position,
       });
       return position;
+    },
+    async logAfter(after) {
+      const committed = await store.lastCommittedPosition();
+      await waitFor(async () => (await store.lastPosition()) >= committed, {
+        timeoutMs: 20_000,
+        description: `the log readable up to position ${committed}`,
+      });
+      return store.readAll({ after, limit: 10_000 });
     },
     async stopMaintenance() {
       await handles[3]?.stop();

@@ -123,7 +123,7 @@ describe("maintenance: one runner at a time", () => {
     expect(schedulers.every((s) => s !== undefined)).toBe(true);
     for (let round = 0; round < 3; round += 1) await Promise.all(schedulers.map((s) => s?.tick()));
 
-    const records = (await cairn.store.readAll({ after: 0, limit: 1000 }))
+    const records = (await cairn.logAfter(0))
       .filter((e) => e.type === "maintenance.run_recorded")
       .map((e) => e.data as MaintenanceRunRecord);
     const scheduled = records
@@ -143,7 +143,7 @@ describe("maintenance: one runner at a time", () => {
     });
     cairn.clock.now = new Date(Date.now() + 3 * 60_000);
     for (let round = 0; round < 2; round += 1) await Promise.all(schedulers.map((s) => s?.tick()));
-    const later = (await cairn.store.readAll({ after: 0, limit: 1000 }))
+    const later = (await cairn.logAfter(0))
       .filter((e) => e.type === "maintenance.run_recorded")
       .map((e) => e.data as MaintenanceRunRecord)
       .filter((r) => r.trigger === "schedule");

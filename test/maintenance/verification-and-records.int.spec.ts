@@ -27,7 +27,7 @@ describe("maintenance: verification reminders and run records", () => {
       content: "Tag, build, publish.",
     });
     await cairn.send("memory.verify", { principal: alice, id: workflow.id, expectedVersion: 1, note: null });
-    const before = await cairn.store.lastPosition();
+    const before = await cairn.store.lastCommittedPosition();
 
     const dry = await cairn.run("verification");
     expect(dry).toMatchObject({
@@ -51,7 +51,7 @@ describe("maintenance: verification reminders and run records", () => {
     expect(applied.actions.some((a) => a.ids[0] === fact.id)).toBe(false);
 
     // Nothing but the two run records was written.
-    const written = await cairn.store.readAll({ after: before, limit: 100 });
+    const written = await cairn.logAfter(before);
     expect(written.map((e) => e.type)).toEqual(["maintenance.run_recorded", "maintenance.run_recorded"]);
     const [record] = await cairn.store.readStream(streamIdFor("maintenance", applied.runId));
     expect(record).toMatchObject({
