@@ -55,6 +55,10 @@ export async function startInProcessCairn(infra: {
     CAIRN_ADMIN_KEY: adminKey,
     CAIRN_DEFAULT_TENANT: tenant,
     CAIRN_KEY_CACHE_MS: "0",
+    // Off, as in search's own tests: the projections' writes are then the consumers' (children
+    // of their linked spans). The periodic catch-up (every 5 s by default) could otherwise
+    // apply a fresh event from the log first, outside any consumer span.
+    CAIRN_SEARCH_CATCH_UP_MS: "0",
     ...infra.env,
   };
   const handles: ServiceHandle[] = [];
