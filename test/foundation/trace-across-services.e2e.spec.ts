@@ -3,7 +3,7 @@
 // service's span a child of the gateway's, in the same trace. And in these plain
 // `node services/<x>/src/main.ts` processes (no loader flag), pg, ioredis and HTTP are traced
 // too: a write's spans, from the gateway's HTTP span to the projections', are in the files.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { migrateToLatest } from "@cairn/event-store";
@@ -54,6 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(services.map((s) => s.stop()));
   await Promise.all(infra.map((i) => i.stop()));
+  if (traceDir) rmSync(traceDir, { recursive: true, force: true });
 });
 
 function spans(service: string): SpanLine[] {
