@@ -93,8 +93,17 @@ describe("projection delivery", () => {
       lexical: next.event.position,
       vector: next.event.position,
     });
-    const { rows } = await search.pool.query<{ projection: string; reason: string; event_id: string }>(
-      "select projection, reason, event_id::text from cairn_search.dead_letters order by projection",
+    // A slow consumer finds `next` in the log while it handles the forged delivery: it applies
+    // `next` first (so the checkpoints, and settle, may get there) and only then records the
+    // dead letter. Wait for both projections' records, then compare them exactly.
+    const rows = await waitFor(
+      async () => {
+        const { rows } = await search.pool.query<{ projection: string; reason: string; event_id: string }>(
+          "select projection, reason, event_id::text from cairn_search.dead_letters order by projection",
+        );
+        return rows.length >= 2 && rows;
+      },
+      { timeoutMs: 10_000, description: "both projections to dead-letter the forged event" },
     );
     expect(rows).toEqual([
       { projection: "lexical", reason: "not_in_log", event_id: forged.eventId },
