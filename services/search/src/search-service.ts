@@ -80,6 +80,9 @@ export function startSearch(options: SearchServiceOptions = {}) {
         const jsm = await jetstreamManager(nc);
         await ensureEventStream(jsm);
         const js = jetstream(nc);
+        // What the log holds now is the start-up catch-up's; what is written from here on is
+        // the consumers' (applied in their spans, linked to the publish), not raced by it.
+        const startPosition = await opened.eventLog.lastPosition().catch(() => Number.POSITIVE_INFINITY);
         for (const projector of projectors) {
           consumers.push(
             await startProjectionConsumer({
@@ -98,7 +101,7 @@ export function startSearch(options: SearchServiceOptions = {}) {
           );
           // Once at start: a read model that lost its data while the service was down (Redis
           // restarted empty) is rebuilt in place from the log without waiting for an event.
-          const startup = projector.catchUp().catch((error: Error) => {
+          const startup = projector.catchUp(undefined, { through: startPosition }).catch((error: Error) => {
             projector.reset();
             logger.warn(
               { err: error.message, projection: projector.target.name },

@@ -34,8 +34,11 @@ export type LiveProjector = {
   readonly target: ProjectionTarget;
   /** Applies a delivered event, and first any earlier ones the read model lacks. */
   handle(event: StoredEvent, heartbeat?: () => void): Promise<HandleOutcome>;
-  /** Applies every event the log holds beyond the checkpoint; returns the checkpoint reached. */
-  catchUp(heartbeat?: () => void): Promise<number>;
+  /**
+   * Applies every event the log holds beyond the checkpoint (up to `through` when given);
+   * returns the checkpoint reached.
+   */
+  catchUp(heartbeat?: () => void, options?: { through?: number }): Promise<number>;
   /** The last checkpoint this projector saw (0 before its first look). */
   lastKnownPosition(): number;
   /** Called whenever this projector moved the checkpoint. */
@@ -159,11 +162,17 @@ export function createLiveProjector(options: LiveProjectorOptions): LiveProjecto
         }
       });
     },
-    catchUp(heartbeat) {
+    catchUp(heartbeat, catchUpOptions = {}) {
+      const through = catchUpOptions.through ?? Number.POSITIVE_INFINITY;
       return exclusive(async () => {
         for (;;) {
           const state = await current();
-          const batch = await log.readAll({ after: state.checkpoint, limit: batchSize });
+          const batch =
+            state.checkpoint >= through
+              ? []
+              : (await log.readAll({ after: state.checkpoint, limit: batchSize })).filter(
+                  (e) => e.position <= through,
+                );
           if (batch.length === 0) {
             // Re-read next time: another writer (a copy of this service) may move it meanwhile.
             cached = undefined;
