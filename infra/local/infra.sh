@@ -8,7 +8,9 @@
 #   infra.sh reset    stop, delete all local data, start fresh
 #
 # Ports: CAIRN_PG_PORT (55432), CAIRN_REDIS_PORT (56379), CAIRN_NATS_PORT (54222).
-# Binaries: CAIRN_PG_BIN_DIR, CAIRN_REDIS_SERVER, CAIRN_REDISEARCH_MODULE, CAIRN_NATS_SERVER.
+# Binaries: CAIRN_PG_BIN_DIR, CAIRN_REDIS_SERVER, CAIRN_REDISEARCH_MODULE, CAIRN_NATS_SERVER
+# (default .tools/nats-server-2.10/nats-server, which install-packages.sh puts there: Debian
+# 12's own nats-server is 2.9, which cannot fsync every write).
 # As root, PostgreSQL runs as the `postgres` user (it refuses root); as anyone else it runs
 # as that user. Redis and NATS run as the invoking user.
 set -euo pipefail
@@ -46,7 +48,7 @@ find_pg_bin() {
 pg_bin="$(find_pg_bin)"
 redis_server="${CAIRN_REDIS_SERVER:-$(command -v redis-server || echo /usr/bin/redis-server)}"
 redisearch="${CAIRN_REDISEARCH_MODULE:-/usr/lib/redis/modules/redisearch.so}"
-nats_server="${CAIRN_NATS_SERVER:-$(command -v nats-server || echo /usr/sbin/nats-server)}"
+nats_server="${CAIRN_NATS_SERVER:-$root/.tools/nats-server-2.10/nats-server}"
 
 is_root() { [ "$(id -u)" = 0 ]; }
 
@@ -271,24 +273,53 @@ redis_status() {
 # ---------------------------------------------------------------- nats
 
 nats_dir="$data/nats"
+nats_conf="$data/nats.conf"
 nats_pidfile="$data/nats.pid"
 nats_log="$logs/nats.log"
 nats_url() { echo "nats://$host:$nats_port"; }
 nats_running() { pid_alive "$nats_pidfile"; }
 nats_ready() { [[ "$(tcp_ask "$nats_port" "")" == INFO* ]]; }
 
+# JetStream's `sync_interval: always` (fsync before every acknowledgement) needs 2.10 or later.
+nats_check_version() {
+  local version
+  version="$("$nats_server" --version 2>/dev/null | sed -nE 's/^nats-server: v([0-9]+\.[0-9]+\.[0-9]+).*/\1/p')"
+  [ -n "$version" ] || die "$nats_server does not report a nats-server version; set CAIRN_NATS_SERVER"
+  printf '2.10.0\n%s\n' "$version" | sort -V -C \
+    || die "$nats_server is nats-server $version; Cairn needs 2.10 or later (run bash infra/local/install-packages.sh)"
+}
+
+# Written at every start, from the settings above. JetStream is configured as in compose
+# (infra/compose/nats/nats.conf); listening, pid and log file are this machine's.
+nats_write_conf() {
+  cat >"$nats_conf" <<EOF
+# Written by infra/local/infra.sh at every start: change the script, not this file.
+server_name: cairn-local
+listen: "$host:$nats_port"
+pid_file: "$nats_pidfile"
+log_file: "$nats_log"
+
+jetstream {
+  store_dir: "$nats_dir"
+  # fsync every write: an acknowledged event is on disk, as in the compose deployment.
+  sync_interval: always
+}
+EOF
+}
+
 nats_start() {
   if nats_running; then
     log "nats already running on $nats_port"
     return 0
   fi
-  [ -x "$nats_server" ] || die "nats-server not found; set CAIRN_NATS_SERVER"
+  [ -x "$nats_server" ] || die "nats-server 2.10 not found at $nats_server; run bash infra/local/install-packages.sh or set CAIRN_NATS_SERVER"
+  nats_check_version
   port_open "$nats_port" && die "port $nats_port is taken by another process; set CAIRN_NATS_PORT"
   mkdir -p "$nats_dir" "$logs"
+  nats_write_conf
   log "starting nats on $nats_port"
   # nats-server has no daemon mode: detach it from this shell and its terminal.
-  setsid nohup "$nats_server" -js -sd "$nats_dir" -a "$host" -p "$nats_port" \
-    -P "$nats_pidfile" -l "$nats_log" </dev/null >>"$nats_log" 2>&1 &
+  setsid nohup "$nats_server" -c "$nats_conf" </dev/null >>"$nats_log" 2>&1 &
   if ! wait_until 15 nats_ready; then
     log_tail "$nats_log"
     die "nats did not start (log: $nats_log)"
@@ -299,7 +330,9 @@ nats_stop() { stop_by_pidfile nats "$nats_pidfile"; }
 
 nats_status() {
   if nats_running && nats_ready; then
-    printf '%s nats      up    %s  (data %s)\n' "$tag" "$(nats_url)" "$nats_dir"
+    local version
+    version="$(tcp_ask "$nats_port" "" | sed -nE 's/.*"version":"([^"]+)".*/\1/p')"
+    printf '%s nats      up    %s  (data %s, nats-server %s)\n' "$tag" "$(nats_url)" "$nats_dir" "${version:-?}"
     return 0
   fi
   printf '%s nats      down  %s  (data %s)\n' "$tag" "$(nats_url)" "$nats_dir"
