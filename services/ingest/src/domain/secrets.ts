@@ -1,111 +1,56 @@
-// High-confidence secret detection: only patterns that are almost never anything but a
-// credential (a provider's key prefix and length, a private key block, a JWT, a connection
-// string with a real-looking password). A false positive blocks an honest write, so no
-// entropy guessing. What is reported never contains the secret itself.
+// Secret detection for every write, at the level of gitleaks' default rules: provider formats,
+// key material and connection strings, provider-labelled values, and labelled generic secrets
+// that pass an entropy floor and the allow-lists of documented examples and placeholders.
+// What is reported never contains the secret itself, only its kind and position.
+import { isDocumentedOrBlanked } from "./secret-allowlist.ts";
+import { shannonEntropy } from "./secret-entropy.ts";
+import { genericSecretRules } from "./secret-generic-rules.ts";
+import { createKeywordIndex } from "./secret-keyword-index.ts";
+import { labelledProviderRules } from "./secret-labelled-rules.ts";
+import { codeAndInfrastructureRules } from "./secret-provider-rules.ts";
+import type { SecretRule } from "./secret-rule.ts";
+import { aiAndDeveloperServiceRules, messagingAndCommerceRules } from "./secret-saas-rules.ts";
+import { httpCredentialRules, keyMaterialRules } from "./secret-structural-rules.ts";
 
-export type SecretKind =
-  | "private_key"
-  | "aws_access_key"
-  | "github_token"
-  | "gitlab_token"
-  | "slack_token"
-  | "openai_key"
-  | "anthropic_key"
-  | "stripe_key"
-  | "jwt"
-  | "connection_string_password";
+// In order of precedence: when two rules find a secret at the same place, the earlier one
+// names it, so a provider's token in `API_KEY=…` is reported as that provider's.
+const orderedRules = [
+  ...keyMaterialRules,
+  ...codeAndInfrastructureRules,
+  ...aiAndDeveloperServiceRules,
+  ...messagingAndCommerceRules,
+  ...labelledProviderRules,
+  ...httpCredentialRules,
+  ...genericSecretRules,
+] as const;
+
+export type SecretKind = (typeof orderedRules)[number]["kind"];
+
+export const secretRules: readonly (SecretRule & { readonly kind: SecretKind })[] = orderedRules;
 
 export type SecretFinding = { kind: SecretKind; description: string; start: number; end: number };
 
-type Detector = {
-  kind: SecretKind;
-  description: string;
-  pattern: RegExp;
-  accept?: (m: RegExpExecArray) => boolean;
+export type SecretScanOptions = {
+  /**
+   * Values a tenant has allow-listed as false positives: each entry is an exact value or the
+   * source of a regular expression that must match the whole reported value.
+   */
+  allow?: readonly string[];
 };
 
-// Placeholders people write in documentation instead of a password.
-const placeholderPassword =
-  /^(?:\*+|x+|\.{3}|…|<[^>]*>|\{[^}]*\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%\(?[A-Za-z_]*\)?s?|password|passwd|pass|pwd|secret|changeme|your[-_]?password|redacted|hidden)$/i;
-
-const detectors: Detector[] = [
-  {
-    kind: "private_key",
-    description: "a private key block",
-    pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g,
-  },
-  {
-    kind: "aws_access_key",
-    description: "an AWS access key id",
-    pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g,
-  },
-  {
-    kind: "github_token",
-    description: "a GitHub token",
-    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})\b/g,
-  },
-  { kind: "gitlab_token", description: "a GitLab token", pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g },
-  {
-    kind: "slack_token",
-    description: "a Slack token or webhook",
-    pattern:
-      /\bxox[bpars]-[A-Za-z0-9-]{10,}|https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+/g,
-  },
-  {
-    kind: "anthropic_key",
-    description: "an Anthropic API key",
-    pattern: /\bsk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_-]{40,}/g,
-  },
-  {
-    kind: "openai_key",
-    description: "an OpenAI API key",
-    // Project, service-account and admin keys; classic keys carry the "T3BlbkFJ" marker or are
-    // exactly 48 alphanumerics after "sk-".
-    pattern:
-      /\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b|\bsk-[A-Za-z0-9]{48}\b/g,
-  },
-  { kind: "stripe_key", description: "a Stripe live key", pattern: /\b(?:sk|rk)_live_[A-Za-z0-9]{20,}\b/g },
-  {
-    kind: "jwt",
-    description: "a JSON Web Token",
-    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/g,
-  },
-  {
-    kind: "connection_string_password",
-    description: "a connection string with a password",
-    pattern:
-      /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|oracle|clickhouse|nats|ftp|sftp|smtps?|ldaps?|https?|git)(?:\+[a-z0-9]+)?:\/\/([^\s:/@'"]*):([^\s@/'"]+)@[^\s/'"]+/gi,
-    accept: (m) => !placeholderPassword.test(m[2] ?? ""),
-  },
-];
-
-/** The first high-confidence secret in `text`, or undefined. */
-export function findSecret(text: string): SecretFinding | undefined {
-  let first: SecretFinding | undefined;
-  for (const detector of detectors) {
-    detector.pattern.lastIndex = 0;
-    for (let m = detector.pattern.exec(text); m !== null; m = detector.pattern.exec(text)) {
-      if (detector.accept && !detector.accept(m)) continue;
-      if (!first || m.index < first.start) {
-        first = {
-          kind: detector.kind,
-          description: detector.description,
-          start: m.index,
-          end: m.index + m[0].length,
-        };
-      }
-      break;
-    }
-  }
-  return first;
+/** The first secret in `text` (the one that starts earliest), or undefined. */
+export function findSecret(text: string, options: SecretScanOptions = {}): SecretFinding | undefined {
+  return scan(text, tenantAllowList(options.allow));
 }
 
 /** The first secret in any of the named text fields (field names like `memory.content`, `changes.tags[2]`). */
 export function findSecretInFields(
   fields: Iterable<readonly [string, string]>,
+  options: SecretScanOptions = {},
 ): (SecretFinding & { field: string }) | undefined {
+  const isTenantAllowed = tenantAllowList(options.allow);
   for (const [field, value] of fields) {
-    const finding = findSecret(value);
+    const finding = scan(value, isTenantAllowed);
     if (finding) return { ...finding, field };
   }
   return undefined;
@@ -120,4 +65,71 @@ export function* stringFields(value: unknown, path = ""): Generator<readonly [st
   } else if (value !== null && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) yield* stringFields(item, path ? `${path}.${key}` : key);
   }
+}
+
+const keywordsIn = createKeywordIndex(secretRules.flatMap((rule) => rule.keywords ?? []));
+
+function scan(text: string, isTenantAllowed: (value: string) => boolean): SecretFinding | undefined {
+  const present = keywordsIn(text);
+  let first: SecretFinding | undefined;
+  for (const rule of secretRules) {
+    if (rule.keywords && !rule.keywords.some((keyword) => present.has(keyword))) continue;
+    const found = firstMatch(rule, text, first?.start ?? Number.POSITIVE_INFINITY, isTenantAllowed);
+    if (found) first = found;
+  }
+  return first;
+}
+
+/** The rule's first accepted match that starts before `before`, or undefined. */
+function firstMatch(
+  rule: SecretRule & { readonly kind: SecretKind },
+  text: string,
+  before: number,
+  isTenantAllowed: (value: string) => boolean,
+): SecretFinding | undefined {
+  const pattern = rule.pattern;
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    if (match[0].length === 0) {
+      pattern.lastIndex++;
+      continue;
+    }
+    // A `secret` group ends its match but for a closing quote, so its last occurrence in the
+    // match is where it is (cheaper than asking the engine for indices on every match).
+    const secret = match.groups?.secret;
+    const start = secret === undefined ? match.index : match.index + match[0].lastIndexOf(secret);
+    const value = secret ?? match[0];
+    const end = start + value.length;
+    if (start >= before) return undefined;
+    if (rule.minEntropy !== undefined && shannonEntropy(value) <= rule.minEntropy) continue;
+    if (isDocumentedOrBlanked(value) || isTenantAllowed(value)) continue;
+    if (rule.allow?.({ value, start, end, match, text })) continue;
+    return { kind: rule.kind, description: rule.description, start, end };
+  }
+  return undefined;
+}
+
+// Compiled tenant patterns, kept across calls since the same few lists come with every write.
+const compiledAllowPatterns = new Map<string, RegExp | null>();
+
+function tenantAllowList(entries: readonly string[] | undefined): (value: string) => boolean {
+  if (!entries || entries.length === 0) return () => false;
+  const exact = new Set(entries);
+  const patterns = entries.map(compileAllowPattern).filter((p): p is RegExp => p !== null);
+  return (value) => exact.has(value) || patterns.some((pattern) => pattern.test(value));
+}
+
+function compileAllowPattern(source: string): RegExp | null {
+  let compiled = compiledAllowPatterns.get(source);
+  if (compiled === undefined) {
+    try {
+      compiled = new RegExp(`^(?:${source})$`, "u");
+    } catch {
+      // Not a regular expression: the entry is only an exact value.
+      compiled = null;
+    }
+    if (compiledAllowPatterns.size >= 1000) compiledAllowPatterns.clear();
+    compiledAllowPatterns.set(source, compiled);
+  }
+  return compiled;
 }
