@@ -18,6 +18,7 @@ export {
   ingestCommandNames,
   ingestCommandSchemas,
   ingestSubject,
+  isPlanResult,
   MemoryChangesSchema,
   MemoryInputSchema,
   PlanResultSchema,
@@ -31,14 +32,6 @@ export {
   maintenanceCommandSubject,
   twoStepMaintenanceCommandNames,
 } from "./commands/maintenance-commands.ts";
-export type { ContentKeysReply, ContentKeysRequest } from "./content-keys.ts";
-export {
-  ContentKeysReplySchema,
-  ContentKeysRequestSchema,
-  contentKeysReply,
-  contentKeysSubject,
-  remoteContentKeyring,
-} from "./content-keys.ts";
 export type { CairnErrorOptions, ErrorBody, ErrorCode } from "./errors.ts";
 export { CairnError, ErrorBodySchema, ErrorCodeSchema, errorCodes, isCairnError } from "./errors.ts";
 export type { CairnEvent, EventData, EventType, NewEvent } from "./events/catalog.ts";
@@ -52,6 +45,14 @@ export {
   isEventType,
   streamTypeOf,
 } from "./events/catalog.ts";
+export type { DecodedEvent, DecodedEventOf, EventDecodeReason } from "./events/decode-event.ts";
+export {
+  decodeEventBytes,
+  decodeStoredEvent,
+  EventDecodeError,
+  eventDecodeReasons,
+  isEventDecodeError,
+} from "./events/decode-event.ts";
 export type { EventMeta, StoredEvent, StreamType } from "./events/envelope.ts";
 export {
   EventMetaSchema,
@@ -75,6 +76,8 @@ export {
 } from "./events/other-events.ts";
 export type { DependencyState, HealthReply } from "./health.ts";
 export { DependencyStateSchema, HealthReplySchema } from "./health.ts";
+export type { AsOf, HistoryReply, HistoryRequest, MemoryVersion } from "./history.ts";
+export { AsOfSchema, HistoryReplySchema, HistoryRequestSchema, MemoryVersionSchema } from "./history.ts";
 export { keyIdFor, normaliseKeyLabel } from "./key-id.ts";
 export type {
   DoctorFinding,
@@ -145,8 +148,35 @@ export {
   TimestampSchema,
   tiers,
 } from "./memory.ts";
+export { issuePath, parseRequest, validationError } from "./parse-request.ts";
 export type { Principal, Role } from "./principal.ts";
 export { AgentIdSchema, PrincipalSchema, RoleSchema, roles, TenantIdSchema } from "./principal.ts";
+export type {
+  DeadLetterRecord,
+  DeadLettersReply,
+  DeadLettersRequest,
+  ProjectionName,
+  ProjectionStatus,
+  ProjectionsStatusReply,
+  ProjectionsStatusRequest,
+  RetryDeadLettersReply,
+  RetryDeadLettersRequest,
+} from "./projections.ts";
+export {
+  DeadLetterSchema,
+  DeadLettersReplySchema,
+  DeadLettersRequestSchema,
+  ProjectionNameSchema,
+  ProjectionStatusSchema,
+  ProjectionsStatusReplySchema,
+  ProjectionsStatusRequestSchema,
+  projectionNames,
+  projectionService,
+  projectionShortNames,
+  RetryDeadLettersReplySchema,
+  RetryDeadLettersRequestSchema,
+  resolveProjectionName,
+} from "./projections.ts";
 export type {
   Candidate,
   CandidatesReply,
@@ -155,10 +185,9 @@ export type {
   GetMemoryRequest,
   LinkRef,
   ParsedCandidatesRequest,
-  ProjectionName,
-  ProjectionStatus,
   RetrievalMode,
   RetrieverHit,
+  RetrieverName,
   SearchFilters,
   SearchFiltersInput,
   SearchStatusReply,
@@ -173,12 +202,11 @@ export {
   LinkRefSchema,
   listAllQuery,
   maxWaitTimeoutMs,
-  ProjectionNameSchema,
-  ProjectionStatusSchema,
-  projectionNames,
   RetrievalModeSchema,
   RetrieverHitSchema,
+  RetrieverNameSchema,
   retrievalModes,
+  retrieverNames,
   rrfK,
   SearchFiltersSchema,
   SearchStatusReplySchema,
@@ -230,8 +258,20 @@ export {
   SignalsRequestSchema,
   SkipReasonSchema,
 } from "./ranking.ts";
-export type { RpcReply } from "./rpc.ts";
-export { RpcReplySchema, traceHeaderNames } from "./rpc.ts";
+export type { RpcDefinition, RpcParsedRequest, RpcReply, RpcReplyData, RpcRequest } from "./rpc.ts";
+export { defineRpc, RpcReplySchema, traceHeaderNames } from "./rpc.ts";
+export type { CommandName } from "./rpc-catalog.ts";
+export {
+  commandRpc,
+  healthRpc,
+  ingestRpcs,
+  maintenanceCommandRpcs,
+  maintenanceRpcs,
+  projectionRpcs,
+  rankingRpcs,
+  searchRpcs,
+  servedSubjects,
+} from "./rpc-catalog.ts";
 export type { ContentKeyring, ContentKeyState } from "./sealed-content.ts";
 export {
   contentKeyBytes,

@@ -185,6 +185,7 @@ export const maintenanceActions = [
   "purge",
   "remind_verification",
   "reproject",
+  "retry_dead_letters",
 ] as const;
 
 const detailValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]);
@@ -353,11 +354,18 @@ export const DoctorReportSchema = z.object({
   findings: z.array(DoctorFindingSchema),
   log: z.object({ position: z.number().int().nonnegative() }),
   relay: z.object({ checkpoint: z.number().int().nonnegative(), backlog: z.number().int().nonnegative() }),
+  /** Every read model of every service: its serving generation, checkpoint, lag and open dead letters. */
   projections: z.array(
     z.object({
       name: z.string(),
+      service: z.string(),
+      generation: z.number().int().nonnegative(),
       position: z.number().int().nonnegative(),
       lag: z.number().int().nonnegative(),
+      deadLetters: z.number().int().nonnegative(),
+      rebuilding: z
+        .object({ generation: z.number().int().positive(), position: z.number().int() })
+        .nullable(),
     }),
   ),
   consumers: z.array(

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AsOfSchema } from "./history.ts";
 import {
   IdSchema,
   KindSchema,
@@ -9,6 +10,7 @@ import {
   TimestampSchema,
 } from "./memory.ts";
 import { PrincipalSchema } from "./principal.ts";
+import { ProjectionStatusSchema } from "./projections.ts";
 
 /**
  * The query that lists instead of searching: every memory the filters and the principal's
@@ -21,10 +23,13 @@ export const retrievalModes = ["lexical", "vector", "hybrid"] as const;
 export const RetrievalModeSchema = z.enum(retrievalModes);
 export type RetrievalMode = z.infer<typeof RetrievalModeSchema>;
 
-/** The search service's read models; each is a projection of the log with its own checkpoint. */
-export const projectionNames = ["lexical", "vector"] as const;
-export const ProjectionNameSchema = z.enum(projectionNames);
-export type ProjectionName = z.infer<typeof ProjectionNameSchema>;
+/**
+ * The search service's retrievers, one per read model (`search.lexical`, `search.vector`);
+ * each is a projection of the log with its own checkpoint.
+ */
+export const retrieverNames = ["lexical", "vector"] as const;
+export const RetrieverNameSchema = z.enum(retrieverNames);
+export type RetrieverName = z.infer<typeof RetrieverNameSchema>;
 
 /** Upper bound of a read-your-writes wait; a request may ask for less. */
 export const maxWaitTimeoutMs = 30_000;
@@ -78,6 +83,12 @@ export const CandidatesRequestSchema = z
     afterPosition: z.number().int().nonnegative().optional(),
     /** How long to wait for `afterPosition` before failing with `timeout` (default: the service's). */
     waitTimeoutMs: WaitTimeoutSchema.optional(),
+    /**
+     * The memories as they were at a log position or time: the candidates that existed then and
+     * passed the filters then, each with its document of then. Found by today's index, so a
+     * memory whose words changed since may be missed; the listing query `*` is exact.
+     */
+    asOf: AsOfSchema.optional(),
   })
   .strict();
 export type CandidatesRequest = z.input<typeof CandidatesRequestSchema>;
@@ -119,7 +130,7 @@ export const CandidatesReplySchema = z.object({
    * model being rebuilt); the candidates come from the others. A single-mode request fails
    * with `unavailable` instead.
    */
-  unavailable: z.array(ProjectionNameSchema),
+  unavailable: z.array(RetrieverNameSchema),
 });
 export type CandidatesReply = z.infer<typeof CandidatesReplySchema>;
 
@@ -136,6 +147,8 @@ export const GetMemoryRequestSchema = z
     tier: TierSchema.optional(),
     afterPosition: z.number().int().nonnegative().optional(),
     waitTimeoutMs: WaitTimeoutSchema.optional(),
+    /** The memory as it was at a log position or time, folded from the log (`not_found` if it did not exist yet). */
+    asOf: AsOfSchema.optional(),
   })
   .strict()
   .refine((r) => (r.id === undefined) !== (r.slot === undefined), "give exactly one of id or slot");
@@ -164,31 +177,17 @@ export const GetMemoryReplySchema = z.object({
 export type GetMemoryReply = z.infer<typeof GetMemoryReplySchema>;
 
 /**
- * `cairn.search.status`: each projection's checkpoint. With `afterPosition`, answers once the
- * listed projections (default: all) have applied it, so a caller can wait for its write.
+ * `cairn.search.status`: each read model's checkpoint. With `afterPosition`, answers once the
+ * listed ones (default: both) have applied it, so a caller can wait for its write.
  */
 export const SearchStatusRequestSchema = z
   .object({
     afterPosition: z.number().int().nonnegative().optional(),
-    projections: z.array(ProjectionNameSchema).min(1).optional(),
+    projections: z.array(RetrieverNameSchema).min(1).optional(),
     waitTimeoutMs: WaitTimeoutSchema.optional(),
   })
   .strict();
 export type SearchStatusRequest = z.input<typeof SearchStatusRequestSchema>;
-
-export const ProjectionStatusSchema = z.object({
-  name: ProjectionNameSchema,
-  /** The read model generation serving queries (a rebuild makes a new one). */
-  generation: z.number().int().nonnegative(),
-  /** The last log position applied to that generation. */
-  position: z.number().int().nonnegative(),
-  /** For `vector`: the embedding model and dimension of the serving table. */
-  model: z.string().nullable(),
-  dimensions: z.number().int().positive().nullable(),
-  /** A rebuild in progress, if any: its generation and how far it got. */
-  rebuilding: z.object({ generation: z.number().int().positive(), position: z.number().int() }).nullable(),
-});
-export type ProjectionStatus = z.infer<typeof ProjectionStatusSchema>;
 
 export const SearchStatusReplySchema = z.object({
   projections: z.array(ProjectionStatusSchema),
@@ -201,4 +200,5 @@ export const searchSubjects = {
   candidates: "cairn.search.candidates",
   get: "cairn.search.get",
   status: "cairn.search.status",
+  history: "cairn.search.history",
 } as const;

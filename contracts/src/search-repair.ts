@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { IdSchema, StatusSchema, TierSchema } from "./memory.ts";
 import { TenantIdSchema } from "./principal.ts";
-import { ProjectionNameSchema } from "./queries.ts";
+import { RetrieverNameSchema } from "./queries.ts";
 
 export const searchRepairSubjects = {
   inventory: "cairn.search.inventory",
@@ -17,7 +17,7 @@ export const searchRepairSubjects = {
  */
 export const InventoryRequestSchema = z
   .object({
-    projection: ProjectionNameSchema,
+    projection: RetrieverNameSchema,
     tenant: TenantIdSchema.optional(),
     ids: z.array(IdSchema).min(1).max(1000).optional(),
     cursor: z.string().min(1).optional(),
@@ -39,7 +39,7 @@ export const InventoryDocumentSchema = z.object({
 export type InventoryDocument = z.infer<typeof InventoryDocumentSchema>;
 
 export const InventoryReplySchema = z.object({
-  projection: ProjectionNameSchema,
+  projection: RetrieverNameSchema,
   generation: z.number().int().nonnegative(),
   /** The log position the generation had applied when the page was read. */
   position: z.number().int().nonnegative(),
@@ -57,7 +57,7 @@ export type InventoryReply = z.infer<typeof InventoryReplySchema>;
 export const ReprojectRequestSchema = z
   .object({
     ids: z.array(IdSchema).min(1).max(500),
-    projections: z.array(ProjectionNameSchema).min(1).optional(),
+    projections: z.array(RetrieverNameSchema).min(1).optional(),
   })
   .strict();
 export type ReprojectRequest = z.input<typeof ReprojectRequestSchema>;
@@ -65,7 +65,7 @@ export type ReprojectRequest = z.input<typeof ReprojectRequestSchema>;
 export const ReprojectReplySchema = z.object({
   projections: z.array(
     z.object({
-      name: ProjectionNameSchema,
+      name: RetrieverNameSchema,
       generation: z.number().int().nonnegative(),
       position: z.number().int().nonnegative(),
       reprojected: z.array(z.object({ id: IdSchema, version: z.number().int().positive() })),

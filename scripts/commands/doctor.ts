@@ -2,21 +2,23 @@
 // maintenance service; when that does not answer, the report is built right here from the
 // log, Postgres and the other services (a doctor must work when things are broken).
 import { parseArgs } from "node:util";
-import { connectBus, requestRpc } from "@cairn/bus";
+import { call, connectBus } from "@cairn/bus";
 import {
   type DoctorReport,
   DoctorRequestSchema,
   isCairnError,
-  maintenanceSubjects,
+  maintenanceRpcs,
   TenantIdSchema,
 } from "@cairn/contracts";
-import { createDatabasePool, createEventStore, createMemoryKeyStore } from "@cairn/event-store";
+import {
+  buildDoctorReport,
+  createSearchRepairClient,
+  doctorReportMarkdown,
+  maintenanceEnvSchema,
+  openMaintenanceProjections,
+} from "@cairn/maintenance";
 import { parseEnv } from "@cairn/service-runtime";
-import { createSearchRepairClient } from "../../services/maintenance/src/clients/search-repair-client.ts";
-import { buildDoctorReport } from "../../services/maintenance/src/doctor/build-doctor-report.ts";
-import { doctorReportMarkdown } from "../../services/maintenance/src/doctor/format-doctor-report.ts";
-import { maintenanceEnvSchema } from "../../services/maintenance/src/env.ts";
-import { createMaintenanceView } from "../../services/maintenance/src/view/maintenance-view.ts";
+import { createLogger } from "@cairn/telemetry";
 
 export const summary = "health report: lag, dead letters, read models against the log, open work";
 
@@ -38,15 +40,10 @@ Exit code 0 for ok or warn, 1 for error findings, 2 for bad usage. Repair what i
 /** Builds the report in this process (the maintenance service is down or not started). */
 async function localReport(request: ReturnType<typeof DoctorRequestSchema.parse>): Promise<DoctorReport> {
   const env = parseEnv(maintenanceEnvSchema);
-  const pool = createDatabasePool({
-    connectionString: env.CAIRN_DATABASE_URL,
-    role: env.CAIRN_DB_ROLE || undefined,
-    max: 4,
-    applicationName: "cairn-doctor",
-  });
+  const host = openMaintenanceProjections(env, createLogger("doctor", "warn"));
+  const { pool, view } = host;
   const nc = await connectBus({ url: env.CAIRN_NATS_URL, name: "cairn-cli-doctor", connectTimeoutMs: 5000 });
   try {
-    const view = createMaintenanceView({ log: createEventStore(pool), keyring: createMemoryKeyStore(pool) });
     const timeoutMs = Math.min(env.CAIRN_MAINTENANCE_REQUEST_TIMEOUT_MS, 30_000);
     return await buildDoctorReport(
       {
@@ -61,7 +58,7 @@ async function localReport(request: ReturnType<typeof DoctorRequestSchema.parse>
     );
   } finally {
     await nc.close();
-    await pool.end();
+    await host.close();
   }
 }
 
@@ -118,9 +115,7 @@ export async function run(args: string[]): Promise<number> {
   let report: DoctorReport;
   const nc = await connectBus({ url: env.CAIRN_NATS_URL, name: "cairn-cli-doctor", connectTimeoutMs: 5000 });
   try {
-    report = await requestRpc<DoctorReport>(nc, maintenanceSubjects.doctor, request, {
-      timeoutMs: 10 * 60_000,
-    });
+    report = await call(nc, maintenanceRpcs.doctor, request, { timeoutMs: 10 * 60_000 });
   } catch (error) {
     if (!(isCairnError(error) && error.code === "unavailable")) throw error;
     process.stderr.write("the maintenance service does not answer; building the report here\n");

@@ -2,13 +2,8 @@
 // (CAIRN_DATABASE_URL). A created key is printed once; only its hash is stored.
 import { parseArgs } from "node:util";
 import { type ApiKeyRecord, isCairnError, roles } from "@cairn/contracts";
+import { createApiKey, listApiKeys, openKeyDatabase, revokeApiKey } from "@cairn/gateway";
 import { baseEnvSchema, parseEnv } from "@cairn/service-runtime";
-import {
-  createApiKey,
-  listApiKeys,
-  openKeyDatabase,
-  revokeApiKey,
-} from "../../services/gateway/src/auth/key-admin.ts";
 
 export const summary = "create, list and revoke API keys (tenant, agent, role)";
 

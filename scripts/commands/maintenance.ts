@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
-import { connectBus, requestRpc } from "@cairn/bus";
+import { call, connectBus } from "@cairn/bus";
 import {
   isCairnError,
   type MaintenanceJob,
@@ -13,7 +13,7 @@ import {
   type MaintenanceStatusReply,
   maintenanceJobs,
   maintenanceProgressSubject,
-  maintenanceSubjects,
+  maintenanceRpcs,
   type Principal,
   type RunMaintenanceReply,
   TenantIdSchema,
@@ -163,9 +163,9 @@ export async function run(args: string[]): Promise<number> {
     connectTimeoutMs: 5000,
   });
   try {
-    const status = await requestRpc<MaintenanceStatusReply>(
+    const status = await call(
       nc,
-      maintenanceSubjects.status,
+      maintenanceRpcs.status,
       values.tenant === undefined ? {} : { tenant: values.tenant },
       { timeoutMs: 15_000 },
     );
@@ -192,9 +192,9 @@ export async function run(args: string[]): Promise<number> {
       });
       try {
         const principal: Principal = { tenant, agent: operator(), role: "admin", primary: true };
-        const reply = await requestRpc<RunMaintenanceReply>(
+        const reply = await call(
           nc,
-          maintenanceSubjects.run,
+          maintenanceRpcs.run,
           {
             principal,
             job: what as MaintenanceJob,

@@ -1,7 +1,7 @@
 // `pnpm cairn mcp`: Cairn's MCP server on stdio, for clients that launch a command. It talks
 // to a running gateway over HTTP (the gateway's /mcp endpoint), authenticating with the key
 // in CAIRN_API_KEY; see services/gateway/src/mcp/stdio-bridge.ts for why HTTP and not NATS.
-import { runStdioBridge } from "../../services/gateway/src/mcp/stdio-bridge.ts";
+import { runStdioBridge } from "@cairn/gateway";
 
 export const summary = "MCP server on stdio (uses CAIRN_API_KEY and a running gateway)";
 

@@ -1,29 +1,41 @@
-// `pnpm cairn rebuild [--projection lexical|vector|all]`: rebuilds the search service's read
-// models from the Postgres log into new generations while the old ones keep serving, then
-// switches over. Uses the search service's settings (CAIRN_REDIS_URL, CAIRN_DATABASE_URL,
-// CAIRN_REDIS_PREFIX, CAIRN_EMBEDDER and CAIRN_EMBEDDING_*): changing the embedding model is
-// a rebuild of the vector projection with the new settings.
-import { type ProjectionName, projectionNames } from "@cairn/contracts";
-import { parseEnv } from "@cairn/service-runtime";
-import { createLogger } from "@cairn/telemetry";
-import { searchEnvSchema } from "../../services/search/src/env.ts";
-import { openReadModels } from "../../services/search/src/open-read-models.ts";
+// `pnpm cairn rebuild [--projection <name>|all]`: rebuilds read models from the Postgres log into
+// new generations while the old ones keep serving, then switches over. Any projection of any
+// service: search's lexical and vector indexes, ranking's signals and key graph, maintenance's
+// view. Each is opened with its own service's settings (the same environment the service reads):
+// changing the embedding model is a rebuild of the vector projection with the new settings.
 import {
+  type ProjectionName,
+  projectionNames,
+  projectionService,
+  projectionShortNames,
+  resolveProjectionName,
+} from "@cairn/contracts";
+import { maintenanceEnvSchema, openMaintenanceProjections } from "@cairn/maintenance";
+import {
+  type ProjectionHost,
   RebuildAbortedError,
   type RebuildProgress,
-  rebuildProjection,
-} from "../../services/search/src/rebuild/rebuild-projection.ts";
+  rebuildFromHost,
+} from "@cairn/projection-runtime";
+import { openRankingProjections, rankingEnvSchema } from "@cairn/ranking";
+import { openSearchProjections, searchEnvSchema } from "@cairn/search";
+import { parseEnv } from "@cairn/service-runtime";
+import { createLogger, type Logger } from "@cairn/telemetry";
 
-export const summary = "rebuild search read models (lexical, vector) from the event log";
+export const summary = "rebuild any read model from the event log while it keeps serving";
 
-const usage = `usage: pnpm cairn rebuild [--projection lexical|vector|all] [--batch-size N]
+const usage = `usage: pnpm cairn rebuild [--projection <name>|all] [--batch-size N]
 
 Replays the event log into a new generation of each read model while the current one keeps
-serving queries, switches over, and drops the old one. Safe to interrupt (Ctrl-C) and run
-again: the next run continues where this one stopped.
+serving, switches over, and drops the old one. Safe to interrupt (Ctrl-C) and run again: the
+next run continues where this one stopped.
 
-  --projection   which read model (default: all)
-  --batch-size   events per write (default 500)`;
+  --projection   ${projectionNames.join(", ")}, all (default),
+                 or a short name: ${Object.keys(projectionShortNames).join(", ")}
+  --batch-size   events per write (default 500)
+
+Each read model is opened with its service's settings from the environment (CAIRN_DATABASE_URL,
+CAIRN_REDIS_URL, CAIRN_REDIS_PREFIX, CAIRN_RANKING_REDIS_PREFIX, CAIRN_EMBEDDER, …).`;
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -51,7 +63,15 @@ export function progressLine(p: RebuildProgress, now = performance.now()): strin
   const bar = `${"#".repeat(filled)}${"-".repeat(width - filled)}`;
   const left = rate > 0 ? (p.target - p.position) / rate : Number.POSITIVE_INFINITY;
   const phase = p.phase === "replay" ? "" : ` ${p.phase}`;
-  return `${p.projection.padEnd(7)} [${bar}] ${(fraction * 100).toFixed(0).padStart(3)}% ${p.position}/${p.target} ${rate.toFixed(0)} ev/s eta ${p.phase === "done" ? "0s" : formatDuration(left)}${phase}`;
+  return `${p.projection.padEnd(16)} [${bar}] ${(fraction * 100).toFixed(0).padStart(3)}% ${p.position}/${p.target} ${rate.toFixed(0)} ev/s eta ${p.phase === "done" ? "0s" : formatDuration(left)}${phase}`;
+}
+
+/** The projections of one service, opened with that service's settings. */
+async function openHost(service: string, logger: Logger): Promise<ProjectionHost> {
+  if (service === "search") return openSearchProjections(parseEnv(searchEnvSchema), logger);
+  if (service === "ranking") return openRankingProjections(parseEnv(rankingEnvSchema), logger);
+  if (service === "maintenance") return openMaintenanceProjections(parseEnv(maintenanceEnvSchema), logger);
+  throw new Error(`${service} runs no projection`);
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -60,7 +80,8 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   }
   const which = option(args, "--projection") ?? "all";
-  if (which !== "all" && !(projectionNames as readonly string[]).includes(which)) {
+  const named = which === "all" ? undefined : resolveProjectionName(which);
+  if (which !== "all" && named === undefined) {
     console.error(`unknown projection ${which}\n\n${usage}`);
     return 2;
   }
@@ -69,9 +90,8 @@ export async function run(args: string[]): Promise<number> {
     console.error(`--batch-size must be a positive integer\n\n${usage}`);
     return 2;
   }
-  const env = parseEnv(searchEnvSchema);
-  const logger = createLogger("rebuild", env.CAIRN_LOG_LEVEL === "info" ? "warn" : env.CAIRN_LOG_LEVEL);
-  const names: ProjectionName[] = which === "all" ? [...projectionNames] : [which as ProjectionName];
+  const names: ProjectionName[] = named ? [named] : [...projectionNames];
+  const logger = createLogger("rebuild", process.env.CAIRN_LOG_LEVEL ?? "warn");
 
   const abort = new AbortController();
   const onSignal = () => {
@@ -82,18 +102,21 @@ export async function run(args: string[]): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
-  const models = await openReadModels(env, logger);
   const tty = process.stderr.isTTY;
   let lastPrint = 0;
+  const hosts = new Map<string, ProjectionHost>();
   try {
     for (const name of names) {
-      const target = name === "lexical" ? models.lexical : models.vector;
-      const result = await rebuildProjection({
-        target,
-        log: models.eventLog,
-        pool: models.pool,
+      const service = projectionService(name);
+      let host = hosts.get(service);
+      if (!host) {
+        host = await openHost(service, logger);
+        hosts.set(service, host);
+      }
+      const result = await rebuildFromHost(host, name, {
         batchSize,
         signal: abort.signal,
+        logger,
         onProgress: (p) => {
           const now = performance.now();
           if (p.phase === "replay" && now - lastPrint < (tty ? 100 : 2000)) return;
@@ -120,6 +143,6 @@ export async function run(args: string[]): Promise<number> {
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    await models.close();
+    for (const host of hosts.values()) await host.close();
   }
 }

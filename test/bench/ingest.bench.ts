@@ -9,22 +9,22 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
-import { connectBus, requestRpc } from "@cairn/bus";
+import { call, connectBus } from "@cairn/bus";
 import {
+  type CommandName,
+  commandRpc,
   eventStreamName,
-  healthSubject,
-  ingestSubject,
+  healthRpc,
   type Principal,
+  type RpcDefinition,
   type WriteResult,
 } from "@cairn/contracts";
+// The fixtures' own modules: the package index also loads vitest's `infraTest`, which only
+// works inside a vitest run.
+import { startNats, startPostgres, waitFor } from "@cairn/testing/servers";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import pg from "pg";
-// The fixtures' own modules: the package index also loads vitest's `infraTest`, which only
-// works inside a vitest run.
-import { startNats } from "../../services/lib/testing/src/nats.ts";
-import { startPostgres } from "../../services/lib/testing/src/postgres.ts";
-import { waitFor } from "../../services/lib/testing/src/wait-for.ts";
 import { percentile, progress, type Row, report } from "./lib/report.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -162,13 +162,13 @@ export async function run(args: string[]): Promise<void> {
         stdio: ["ignore", "inherit", "inherit"],
       });
       children.push(child);
-      await waitFor(() => requestRpc(client, healthSubject("ingest"), {}, { timeoutMs: 1000 }), {
+      await waitFor(() => call(client, healthRpc("ingest"), {}, { timeoutMs: 1000 }), {
         timeoutMs: 30_000,
         description: "ingest to answer its health check",
       });
     }
-    const send = (name: Parameters<typeof ingestSubject>[0], payload: unknown) =>
-      requestRpc<WriteResult>(client, ingestSubject(name), payload, { timeoutMs: 30_000 });
+    const send = (name: CommandName, payload: unknown) =>
+      call(client, commandRpc(name) as RpcDefinition, payload, { timeoutMs: 30_000 }) as Promise<WriteResult>;
 
     // Warm up (JIT, connection pools, the NLP models) before measuring.
     for (let i = 0; i < 50; i += 1) {

@@ -17,26 +17,19 @@
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { connectBus, requestRpc } from "@cairn/bus";
+import { call, connectBus } from "@cairn/bus";
 import {
   type Candidate,
-  type CandidatesReply,
-  type ExpandReply,
-  type HealthReply,
-  healthSubject,
-  ingestSubject,
+  commandRpc,
+  healthRpc,
   type Principal,
-  type RerankReply,
-  rankingSubjects,
-  searchSubjects,
-  type WriteResult,
+  rankingRpcs,
+  searchRpcs,
 } from "@cairn/contracts";
 import { migrateToLatest } from "@cairn/event-store";
+import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
 import type { NatsConnection } from "@nats-io/nats-core";
 // Not from the package index: that also loads the vitest fixtures, which need a test run.
-import { startNats } from "../../services/lib/testing/src/nats.ts";
-import { startPostgres } from "../../services/lib/testing/src/postgres.ts";
-import { startRedis } from "../../services/lib/testing/src/redis.ts";
 import { repoRoot, type ServiceProcess, spawnService } from "../helpers/service-processes.ts";
 import { Bm25Index } from "./lib/bm25-baseline.ts";
 import { type LocomoConversation, loadLocomo } from "./lib/locomo.ts";
@@ -94,7 +87,7 @@ async function waitForHealthy(nc: NatsConnection, services: ("ingest" | "search"
   for (const service of services) {
     for (;;) {
       try {
-        const health = await requestRpc<HealthReply>(nc, healthSubject(service), {}, { timeoutMs: 2000 });
+        const health = await call(nc, healthRpc(service), {}, { timeoutMs: 2000 });
         if (health.ok) break;
       } catch {
         // not up yet
@@ -190,7 +183,7 @@ async function storeConversation(
       depth: 1,
       decay: 1,
     };
-    const changed = await requestRpc<WriteResult>(nc, ingestSubject("tenant.change_settings"), {
+    const changed = await call(nc, commandRpc("tenant.change_settings"), {
       principal,
       settings: { rankingWeights: one },
     });
@@ -199,9 +192,9 @@ async function storeConversation(
   const started = performance.now();
   let done = 0;
   await pooled(conversation.turns, concurrency, async (turn) => {
-    const result = await requestRpc<WriteResult>(
+    const result = await call(
       nc,
-      ingestSubject("memory.create"),
+      commandRpc("memory.create"),
       {
         principal,
         memory: {
@@ -227,9 +220,9 @@ async function waitForProjections(nc: NatsConnection, stored: Stored) {
   const deadline = Date.now() + 180_000;
   for (;;) {
     try {
-      await requestRpc<CandidatesReply>(
+      await call(
         nc,
-        searchSubjects.candidates,
+        searchRpcs.candidates,
         {
           principal: stored.principal,
           query: "wait",
@@ -239,9 +232,9 @@ async function waitForProjections(nc: NatsConnection, stored: Stored) {
         },
         { timeoutMs: 15_000 },
       );
-      await requestRpc<ExpandReply>(
+      await call(
         nc,
-        rankingSubjects.expand,
+        rankingRpcs.expand,
         { principal: stored.principal, query: "wait for the projections", afterPosition: stored.position },
         { timeoutMs: 15_000 },
       );
@@ -266,7 +259,7 @@ async function ask(
   dump: boolean,
 ): Promise<string[]> {
   if (mode !== "full") {
-    const reply = await requestRpc<CandidatesReply>(nc, searchSubjects.candidates, {
+    const reply = await call(nc, searchRpcs.candidates, {
       principal,
       query: question,
       mode,
@@ -274,16 +267,16 @@ async function ask(
     });
     return reply.candidates.map((c) => c.id);
   }
-  const expansion = await requestRpc<ExpandReply>(nc, rankingSubjects.expand, { principal, query: question });
+  const expansion = await call(nc, rankingRpcs.expand, { principal, query: question });
   if (expansion.skip) return [];
-  const candidates = await requestRpc<CandidatesReply>(nc, searchSubjects.candidates, {
+  const candidates = await call(nc, searchRpcs.candidates, {
     principal,
     query: question,
     mode: "hybrid",
     candidateK,
     expansions: expansion.terms,
   });
-  const reranked = await requestRpc<RerankReply>(nc, rankingSubjects.rerank, {
+  const reranked = await call(nc, rankingRpcs.rerank, {
     principal,
     query: question,
     candidates: candidates.candidates,

@@ -13,31 +13,25 @@
 //    read models have it (`cairn.search.status` with `afterPosition`): write-to-searchable.
 import { randomUUID } from "node:crypto";
 import { cpus, totalmem } from "node:os";
-import { requestRpc } from "@cairn/bus";
+import { call } from "@cairn/bus";
 import {
-  type CandidatesReply,
   type EventMeta,
   type MemoryBody,
   type NewEvent,
   type Principal,
   type RetrievalMode,
-  searchSubjects,
+  searchRpcs,
   streamIdFor,
 } from "@cairn/contracts";
 import { type AppendInput, createEventStore, migrateToLatest, storeCheckpoint } from "@cairn/event-store";
+import { startRelay } from "@cairn/ingest";
+import { rebuildFromHost } from "@cairn/projection-runtime";
+import { createSearchService, openReadModels, projectionHostOf, searchEnvSchema } from "@cairn/search";
 import { parseEnv, startService } from "@cairn/service-runtime";
 import { createLogger } from "@cairn/telemetry";
+import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
 import { connect } from "@nats-io/transport-node";
 import pg from "pg";
-import { startRelay } from "../../services/ingest/src/relay/relay-committed-events.ts";
-// The fixtures' own modules: the package index also loads vitest's `infraTest`.
-import { startNats } from "../../services/lib/testing/src/nats.ts";
-import { startPostgres } from "../../services/lib/testing/src/postgres.ts";
-import { startRedis } from "../../services/lib/testing/src/redis.ts";
-import { searchEnvSchema } from "../../services/search/src/env.ts";
-import { openReadModels } from "../../services/search/src/open-read-models.ts";
-import { rebuildProjection } from "../../services/search/src/rebuild/rebuild-projection.ts";
-import { startSearch } from "../../services/search/src/search-service.ts";
 import { percentile, progress, type Row, report } from "./lib/report.ts";
 
 function option(args: string[], name: string, fallback: string): string {
@@ -260,10 +254,7 @@ async function benchSize(size: number, queries: number, writes: number): Promise
     const models = await openReadModels(parseEnv(searchEnvSchema, env), silent);
     const rebuildRate = async (name: "lexical" | "vector") => {
       const t0 = performance.now();
-      const result = await rebuildProjection({
-        target: name === "lexical" ? models.lexical : models.vector,
-        log: models.eventLog,
-        pool: models.pool,
+      const result = await rebuildFromHost(projectionHostOf(models), `search.${name}`, {
         batchSize: 500,
         dropDelayMs: 0,
         onProgress: (p) =>
@@ -278,10 +269,7 @@ async function benchSize(size: number, queries: number, writes: number): Promise
 
     // 3. The service, answering over NATS; the relay publishes new writes from here on.
     await storeCheckpoint(pool, "relay:jetstream", await store.lastPosition());
-    const service = await startService(
-      { name: "search", envSchema: searchEnvSchema, start: startSearch() },
-      env,
-    );
+    const service = await startService(createSearchService(), env);
     stops.unshift(() => service.stop());
     const nc = await connect({ servers: nats.url });
     stops.unshift(() => nc.close());
@@ -297,7 +285,7 @@ async function benchSize(size: number, queries: number, writes: number): Promise
     const query: SizeResult["query"] = {} as SizeResult["query"];
     for (const mode of ["lexical", "vector", "hybrid"] as const) {
       for (let i = 0; i < 50; i += 1) {
-        await requestRpc(nc, searchSubjects.candidates, {
+        await call(nc, searchRpcs.candidates, {
           principal: principal(),
           query: queryText(rand),
           mode,
@@ -308,7 +296,7 @@ async function benchSize(size: number, queries: number, writes: number): Promise
       started = performance.now();
       for (let i = 0; i < queries; i += 1) {
         const t0 = performance.now();
-        const reply = await requestRpc<CandidatesReply>(nc, searchSubjects.candidates, {
+        const reply = await call(nc, searchRpcs.candidates, {
           principal: principal(),
           query: queryText(rand),
           mode,
@@ -331,9 +319,9 @@ async function benchSize(size: number, queries: number, writes: number): Promise
       const t0 = performance.now();
       const [written] = await store.appendToStreams([appendInput(memory(rand, size + i))]);
       const position = written?.positions[0] as number;
-      await requestRpc(
+      await call(
         nc,
-        searchSubjects.status,
+        searchRpcs.status,
         { afterPosition: position, waitTimeoutMs: 30_000 },
         { timeoutMs: 35_000 },
       );

@@ -111,7 +111,7 @@ describe("gateway surface", () => {
   it("lists the tools over streamable HTTP and over stdio (pnpm cairn mcp)", async () => {
     const http = await mcp("alice");
     const overHttp = (await http.listTools()).tools.map((t) => t.name).sort();
-    expect(overHttp).toHaveLength(26);
+    expect(overHttp).toHaveLength(27);
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: ["scripts/cairn.ts", "mcp"],

@@ -1,8 +1,8 @@
 // The services outlive their infrastructure: each of Postgres, Redis and NATS is killed
 // with SIGKILL and restarted, and the service's health reports the outage and then the
 // recovery, without restarting the service.
-import { connectBus, requestRpc } from "@cairn/bus";
-import { type HealthReply, healthSubject } from "@cairn/contracts";
+import { call, connectBus } from "@cairn/bus";
+import { healthRpc } from "@cairn/contracts";
 import { startNats, startPostgres, startRedis, waitFor } from "@cairn/testing";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +15,7 @@ describe("a service survives its infrastructure being killed and restarted", () 
   let service: ServiceProcess;
   let nc: NatsConnection;
 
-  const health = () => requestRpc<HealthReply>(nc, healthSubject("search"), {}, { timeoutMs: 3000 });
+  const health = () => call(nc, healthRpc("search"), {}, { timeoutMs: 3000 });
   const dependencyOk = async (dep: string, ok: boolean) =>
     waitFor(
       async () => {

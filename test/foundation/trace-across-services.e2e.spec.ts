@@ -130,7 +130,8 @@ it("traces a write through pg, the relay and the projections' Redis writes, acro
     () =>
       spans("search").find(
         (s) =>
-          s.name === "project lexical memory.recorded" && s.links.some((l) => l.spanId === publish.spanId),
+          s.name === "project search.lexical memory.recorded" &&
+          s.links.some((l) => l.spanId === publish.spanId),
       ) ?? false,
     { timeoutMs: 20_000, description: "search's lexical projection linked to the publish" },
   );

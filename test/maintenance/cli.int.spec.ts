@@ -111,7 +111,19 @@ describe("pnpm cairn maintenance and doctor", () => {
     await cairn.stopMaintenance();
     const local = await cli(cairn, ["doctor", "--format", "json", "--tenant", "acme"]);
     expect(local.stderr).toContain("building the report here");
-    expect(JSON.parse(local.stdout)).toMatchObject({ status: "ok", tenant: "acme", mode: "sample" });
+    // Built here, the report still covers the other services' read models; the stopped
+    // service's own read model is the one thing it cannot see, and it says so.
+    const built = JSON.parse(local.stdout) as DoctorReport;
+    expect(built).toMatchObject({ status: "warn", tenant: "acme", mode: "sample" });
+    expect(
+      built.findings.filter((f) => f.severity === "warn").map((f) => [f.code, f.message.split(" ")[0]]),
+    ).toEqual([["unavailable", "maintenance"]]);
+    expect(built.projections.map((p) => p.name)).toEqual([
+      "search.lexical",
+      "search.vector",
+      "ranking.signals",
+      "ranking.keys",
+    ]);
     expect((await cli(cairn, ["doctor", "--format", "yaml"])).code).toBe(2);
   });
 });

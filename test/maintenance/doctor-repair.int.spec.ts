@@ -1,8 +1,8 @@
 // The doctor compares the read models with the log; a document deleted from Redis (or from
 // pgvector) behind the system's back is found, and repair, previewed first, restores it.
 import { randomUUID } from "node:crypto";
+import { inspectReadModels } from "@cairn/search/testing";
 import { describe, expect } from "vitest";
-import { inspectReadModels } from "../../services/search/src/testing/read-model-inspector.ts";
 import { cairnTest } from "./maintenance-harness.ts";
 
 const test = cairnTest();
@@ -38,7 +38,13 @@ describe("maintenance: doctor and repair", () => {
     ]);
     expect(healthy.verification).toEqual({ due: 1, byKind: { workflow: 1 } });
     expect(healthy.inbox).toMatchObject({ pendingProposals: 1, openHandoffs: 0 });
-    expect(healthy.projections.map((p) => p.name)).toEqual(["search.lexical", "search.vector"]);
+    expect(healthy.projections.map((p) => [p.service, p.name, p.deadLetters])).toEqual([
+      ["search", "search.lexical", 0],
+      ["search", "search.vector", 0],
+      ["ranking", "ranking.signals", 0],
+      ["ranking", "ranking.keys", 0],
+      ["maintenance", "maintenance.view", 0],
+    ]);
     expect(healthy.consumers.length).toBeGreaterThanOrEqual(4);
 
     // Behind the system's back: the lexical document of one memory, the vector row of another
@@ -48,7 +54,7 @@ describe("maintenance: doctor and repair", () => {
     try {
       const g = (await inspect.generations()).lexical as number;
       expect(await inspect.models.redis.del(inspect.models.lexicalStore.docKey(g, lost.id))).toBe(1);
-      const table = (await inspect.models.vectorStore.activeGeneration())?.tableName;
+      const table = (await inspect.models.vector.servingGeneration()).tableName;
       await cairn.pool.query(`delete from cairn_search.${table} where memory_id = $1`, [lostVector.id]);
       await cairn.pool.query(
         `insert into cairn_search.${table} (memory_id, tenant, scope, agent, tier, status, kind, project, tags,

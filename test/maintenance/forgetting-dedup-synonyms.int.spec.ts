@@ -1,8 +1,8 @@
 // Forgetting, dedup and synonym discovery on real services: each dry run changes nothing and
 // says what it would do; each applied run produces the events it announced.
 
-import { requestRpc } from "@cairn/bus";
-import { type CandidatesReply, searchSubjects, streamIdFor } from "@cairn/contracts";
+import { call } from "@cairn/bus";
+import { searchRpcs, streamIdFor } from "@cairn/contracts";
 import { describe, expect } from "vitest";
 import { admin, alice, cairnTest, dayMs } from "./maintenance-harness.ts";
 
@@ -181,7 +181,7 @@ describe("maintenance: synonym discovery", () => {
       meta: { correlationId: applied.runId },
     });
     await cairn.settle();
-    const reply = await requestRpc<CandidatesReply>(cairn.nc, searchSubjects.candidates, {
+    const reply = await call(cairn.nc, searchRpcs.candidates, {
       principal: admin,
       query: "kubernetes",
       mode: "lexical",

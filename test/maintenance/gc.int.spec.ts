@@ -2,13 +2,14 @@
 // token of a preview of exactly that set; a changed set refuses the token. After a purge no
 // read model (Redis, pgvector), no reply and no rebuild holds the purged text.
 
-import { requestRpc } from "@cairn/bus";
-import { type CandidatesReply, type ContentKeyState, searchSubjects, streamIdFor } from "@cairn/contracts";
+import { call } from "@cairn/bus";
+import { type ContentKeyState, searchRpcs, streamIdFor } from "@cairn/contracts";
 import { createMemoryKeyStore } from "@cairn/event-store";
+import { rebuildFromHost } from "@cairn/projection-runtime";
+import { projectionHostOf } from "@cairn/search";
+import { inspectReadModels } from "@cairn/search/testing";
 import type { Redis } from "ioredis";
 import { describe, expect } from "vitest";
-import { rebuildProjection } from "../../services/search/src/rebuild/rebuild-projection.ts";
-import { inspectReadModels } from "../../services/search/src/testing/read-model-inspector.ts";
 import { admin, alice, type Cairn, cairnTest, dayMs } from "./maintenance-harness.ts";
 
 const test = cairnTest();
@@ -64,7 +65,7 @@ async function expectNoTrace(cairn: Cairn, id: string, options: { afterRebuild: 
     for (const doc of [lexical.get(id), vector.get(id)]) {
       expect(doc).toMatchObject({ status: "deleted", content: "", title: "", entities: [] });
     }
-    const table = (await inspect.models.vectorStore.activeGeneration())?.tableName;
+    const table = (await inspect.models.vector.servingGeneration()).tableName;
     const { rows } = await cairn.pool.query(
       `select count(*)::int as n from cairn_search.${table} where document::text ilike $1`,
       [`%${secret}%`],
@@ -78,7 +79,7 @@ async function expectNoTrace(cairn: Cairn, id: string, options: { afterRebuild: 
   const read = await cairn.get(id);
   expect(JSON.stringify(read)).not.toContain(secret);
   expect(read.document.purgedAt).toEqual(expect.any(String));
-  const found = await requestRpc<CandidatesReply>(cairn.nc, searchSubjects.candidates, {
+  const found = await call(cairn.nc, searchRpcs.candidates, {
     principal: admin,
     query: `${secret} Okonkwo harbour`,
     mode: "hybrid",
@@ -171,13 +172,8 @@ describe("maintenance: garbage collection", () => {
     // A rebuild replays the log into new generations: the purged text does not come back.
     const inspect = await inspectReadModels(cairn.env);
     try {
-      for (const projection of [inspect.models.lexical, inspect.models.vector]) {
-        await rebuildProjection({
-          target: projection,
-          log: inspect.models.eventLog,
-          pool: inspect.models.pool,
-          dropDelayMs: 10,
-        });
+      for (const name of ["search.lexical", "search.vector"] as const) {
+        await rebuildFromHost(projectionHostOf(inspect.models), name, { dropDelayMs: 10 });
       }
     } finally {
       await inspect.close();

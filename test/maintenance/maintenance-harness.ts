@@ -3,37 +3,33 @@
 // and NATS, a fresh database and event stream per test. Maintenance's clock is the test's,
 // so memories can be made old without waiting.
 import { randomUUID } from "node:crypto";
-import { connectBus, ensureEventStream, requestRpc } from "@cairn/bus";
+import { call, connectBus, ensureEventStream } from "@cairn/bus";
 import {
+  type CommandName,
+  commandRpc,
   type DoctorReport,
   type DoctorRequest,
   eventStreamName,
   type GetMemoryReply,
   type MaintenanceJob,
-  maintenanceSubjects,
+  maintenanceRpcs,
   type PlanResult,
   type Principal,
+  type RpcDefinition,
   type RunMaintenanceReply,
-  rankingSubjects,
+  rankingRpcs,
   type StoredEvent,
-  searchSubjects,
+  searchRpcs,
   type WriteResult,
 } from "@cairn/contracts";
 import { createDatabasePool, createEventStore, type EventStore, migrateToLatest } from "@cairn/event-store";
+import { createMaintenanceService, type MaintenanceService, type Summarizer } from "@cairn/maintenance";
 import { type ServiceHandle, startService } from "@cairn/service-runtime";
 import { infraTest, waitFor } from "@cairn/testing";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type pg from "pg";
-import { ingestService } from "../../services/ingest/src/ingest-service.ts";
-import {
-  createMaintenanceService,
-  type MaintenanceService,
-} from "../../services/maintenance/src/maintenance-service.ts";
-import type { Summarizer } from "../../services/maintenance/src/summary/summarizer.ts";
-import { createRankingService } from "../../services/ranking/src/ranking-service.ts";
-import { searchEnvSchema } from "../../services/search/src/env.ts";
-import { startSearch } from "../../services/search/src/search-service.ts";
+import { startServices, testServiceEnv } from "../helpers/in-process-services.ts";
 
 export const tenant = "acme";
 export const admin: Principal = { tenant, agent: "ada", role: "admin", primary: true };
@@ -86,21 +82,11 @@ export async function startCairn(
   const jsm = await jetstreamManager(nc);
   await jsm.streams.delete(eventStreamName).catch(() => false);
   await ensureEventStream(jsm);
-  const env: Record<string, string> = {
-    CAIRN_DATABASE_URL: infra.databaseUrl,
-    CAIRN_REDIS_URL: infra.redisUrl,
-    CAIRN_NATS_URL: infra.natsUrl,
-    CAIRN_LOG_LEVEL: process.env.CAIRN_TEST_LOG ?? "silent",
-    CAIRN_METRICS_PORT: "off",
-    CAIRN_REDIS_PREFIX: `${infra.uniqueName}:`,
-    CAIRN_SEARCH_CONSUMER_PREFIX: `s-${infra.uniqueName}`,
+  const env = testServiceEnv(infra, {
     CAIRN_SEARCH_CATCH_UP_MS: "1000",
-    CAIRN_RANKING_REDIS_PREFIX: `${infra.uniqueName}:ranking:`,
-    CAIRN_RANKING_CONSUMER_PREFIX: `r-${infra.uniqueName}`,
     CAIRN_RANKING_WAIT_MS: "15000",
-    CAIRN_MAINTENANCE_SCHEDULER: "0",
     CAIRN_MAINTENANCE_REQUEST_TIMEOUT_MS: "20000",
-  };
+  });
   const clock = { now: new Date() };
   const handles: ServiceHandle[] = [];
   const pool = createDatabasePool({ connectionString: infra.databaseUrl, max: 4 });
@@ -112,11 +98,7 @@ export async function startCairn(
     });
   const maintenance = makeMaintenance(options);
   try {
-    handles.push(await startService(ingestService, env));
-    handles.push(
-      await startService({ name: "search", envSchema: searchEnvSchema, start: startSearch() }, env),
-    );
-    handles.push(await startService(createRankingService(), env));
+    handles.push(...(await startServices(env, ["ingest", "search", "ranking"])));
     handles.push(await startService(maintenance, { ...env, ...options.env }));
   } catch (error) {
     for (const h of handles.reverse()) await h.stop();
@@ -124,10 +106,9 @@ export async function startCairn(
     await pool.end();
     throw error;
   }
-  const request = <T>(subject: string, payload: unknown, timeoutMs = 60_000) =>
-    requestRpc<T>(nc, subject, payload, { timeoutMs });
+  const timeout = { timeoutMs: 60_000 };
   const send = <T = WriteResult>(command: string, payload: Record<string, unknown>) =>
-    request<T>(`cairn.ingest.${command}`, payload);
+    call(nc, commandRpc(command as CommandName) as RpcDefinition, payload, timeout) as Promise<T>;
 
   const cairn: Cairn = {
     nc,
@@ -143,24 +124,30 @@ export async function startCairn(
     },
     create: (memory, principal = alice) => send("memory.create", { principal, memory }),
     run: (job, o = {}) =>
-      request<RunMaintenanceReply>(maintenanceSubjects.run, {
-        principal: o.principal ?? admin,
-        job,
-        apply: o.apply ?? false,
-        ...(o.params ? { params: o.params } : {}),
-        ...(o.token ? { token: o.token } : {}),
-      }),
-    doctor: (r = {}) => request<DoctorReport>(maintenanceSubjects.doctor, r),
-    get: (id) => request<GetMemoryReply>(searchSubjects.get, { principal: admin, id }),
+      call(
+        nc,
+        maintenanceRpcs.run,
+        {
+          principal: o.principal ?? admin,
+          job,
+          apply: o.apply ?? false,
+          ...(o.params ? { params: o.params } : {}),
+          ...(o.token ? { token: o.token } : {}),
+        },
+        timeout,
+      ),
+    doctor: (r = {}) => call(nc, maintenanceRpcs.doctor, r, timeout),
+    get: (id) => call(nc, searchRpcs.get, { principal: admin, id }, timeout),
     async settle() {
       // Everything written, readable yet or not: waiting for less would read too early.
       const position = await store.lastCommittedPosition();
-      await request(searchSubjects.status, { afterPosition: position, waitTimeoutMs: 20_000 });
-      await request(rankingSubjects.signals, {
-        principal: admin,
-        ids: [randomUUID()],
-        afterPosition: position,
-      });
+      await call(nc, searchRpcs.status, { afterPosition: position, waitTimeoutMs: 20_000 }, timeout);
+      await call(
+        nc,
+        rankingRpcs.signals,
+        { principal: admin, ids: [randomUUID()], afterPosition: position },
+        timeout,
+      );
       return position;
     },
     async logAfter(after) {

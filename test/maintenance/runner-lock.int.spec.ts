@@ -2,19 +2,17 @@
 // run holds the tenant's lock every other request, to either copy, is refused; and when both
 // copies' schedulers find the same jobs due, each job runs once.
 import { randomUUID } from "node:crypto";
-import { requestRpc } from "@cairn/bus";
+import { call } from "@cairn/bus";
 import {
   type CairnError,
   type MaintenanceRunRecord,
   maintenanceJobs,
-  maintenanceSubjects,
+  maintenanceRpcs,
 } from "@cairn/contracts";
 import { createDatabasePool } from "@cairn/event-store";
+import { createTenantLocks, extractiveSummarizer, type Summarizer } from "@cairn/maintenance";
 import { waitFor } from "@cairn/testing";
 import { describe, expect } from "vitest";
-import { createTenantLocks } from "../../services/maintenance/src/runner/runner-lock.ts";
-import { extractiveSummarizer } from "../../services/maintenance/src/summary/extractive-summary.ts";
-import type { Summarizer } from "../../services/maintenance/src/summary/summarizer.ts";
 import { admin, cairnTest, dayMs } from "./maintenance-harness.ts";
 
 /** A summarizer that holds the run until the test lets it go. */
@@ -78,8 +76,8 @@ describe("maintenance: one runner at a time", () => {
     await gated.entered;
     const refusedBy = new Set<string>();
     for (let i = 0; i < 24 && refusedBy.size < 2; i += 1) {
-      const job = maintenanceJobs[i % maintenanceJobs.length];
-      const error = await requestRpc(cairn.nc, maintenanceSubjects.run, {
+      const job = maintenanceJobs[i % maintenanceJobs.length] as (typeof maintenanceJobs)[number];
+      const error = await call(cairn.nc, maintenanceRpcs.run, {
         principal: admin,
         job,
         runId: randomUUID(),

@@ -1,8 +1,8 @@
 // The maintenance service as `pnpm start` runs it (every service a process): its scheduler
 // runs each tenant's due jobs by itself, records them in the log, and counts them in
 // `cairn_maintenance_job_runs_total{job, outcome}`, which the dashboard reads.
-import { connectBus, requestRpc } from "@cairn/bus";
-import { ingestSubject, type MaintenanceRunRecord } from "@cairn/contracts";
+import { call, connectBus } from "@cairn/bus";
+import { commandRpc, type MaintenanceRunRecord } from "@cairn/contracts";
 import { waitFor } from "@cairn/testing";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -23,9 +23,9 @@ it("runs every enabled job of a tenant on schedule, once, and counts the runs", 
   const pool = new pg.Pool({ connectionString: cairn.env.CAIRN_DATABASE_URL, max: 2 });
   pool.on("error", () => {}); // idle clients still closing when the server stops
   try {
-    await requestRpc(
+    await call(
       nc,
-      ingestSubject("memory.create"),
+      commandRpc("memory.create"),
       {
         principal: { tenant: "acme", agent: "alice", role: "agent", primary: false },
         memory: { slot: "release-checklist", kind: "workflow", content: "Tag, build, publish, announce." },

@@ -173,12 +173,12 @@ it("after a burst of writes and queries the counters and histograms have moved",
     async () => {
       const scraped = await scrape();
       const lag = scraped.search
-        .concat(scraped.ranking)
+        .concat(scraped.ranking, scraped.maintenance)
         .filter((s) => s.name === "cairn_projection_lag_events");
       const projections = new Set(lag.map((s) => s.labels.projection));
-      return projections.size === 4 && lag.every((s) => s.value === 0) ? scraped : false;
+      return projections.size === 5 && lag.every((s) => s.value === 0) ? scraped : false;
     },
-    { timeoutMs: 30_000, intervalMs: 500, description: "four projections reporting no lag" },
+    { timeoutMs: 30_000, intervalMs: 500, description: "five projections reporting no lag" },
   );
 
   const moved = (service: keyof Scrape, name: string, where: Record<string, string> = {}) =>
@@ -245,10 +245,11 @@ it("after a burst of writes and queries the counters and histograms have moved",
 
   // Projections: lag series for each, redeliveries and dead letters shown (zero here).
   for (const [service, projection] of [
-    ["search", "lexical"],
-    ["search", "vector"],
-    ["ranking", "signals"],
-    ["ranking", "keys"],
+    ["search", "search.lexical"],
+    ["search", "search.vector"],
+    ["ranking", "ranking.signals"],
+    ["ranking", "ranking.keys"],
+    ["maintenance", "maintenance.view"],
   ] as const) {
     for (const name of [
       "cairn_projection_lag_seconds",

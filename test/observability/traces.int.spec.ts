@@ -12,7 +12,7 @@ import { initTracing } from "@cairn/telemetry";
 import { infraTest } from "@cairn/testing";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { beforeEach, expect } from "vitest";
-import { type InProcessCairn, startInProcessCairn, tenant } from "./in-process-cairn.ts";
+import { type InProcessCairn, startInProcessCairn, tenant } from "../helpers/in-process-cairn.ts";
 
 const exporter = new InMemorySpanExporter();
 initTracing({ serviceName: "cairn-observability-test", exporters: [exporter] });
@@ -85,7 +85,13 @@ test("a write is one trace from the gateway to the publish; each projection link
     keys: ["cache ttl"],
   });
 
-  const projections = ["lexical", "vector", "signals", "keys"];
+  const projections = [
+    "search.lexical",
+    "search.vector",
+    "ranking.signals",
+    "ranking.keys",
+    "maintenance.view",
+  ];
   await expect
     .poll(() => projections.filter((p) => spans().some((s) => s.name === `project ${p} memory.recorded`)), {
       timeout: 20_000,
@@ -150,7 +156,8 @@ test("a write is one trace from the gateway to the publish; each projection link
     handled[name] = project;
   }
 
-  // Their writes as children: RediSearch (lexical), pgvector (vector), Redis (ranking).
+  // Their writes as children: RediSearch (lexical), pgvector (vector), Redis (ranking),
+  // Postgres (the maintenance view).
   const writesUnder = (name: string, system: string) =>
     spans().filter(
       (s) =>
@@ -159,17 +166,26 @@ test("a write is one trace from the gateway to the publish; each projection link
         descends(s, handled[name] as ReadableSpan),
     );
   expect(
-    writesUnder("lexical", "redis").map((s) => s.name),
+    writesUnder("search.lexical", "redis").map((s) => s.name),
     "lexical writes",
     // The document and the checkpoint go in one compare-and-set script (FT.ADD or HSET inside).
   ).toEqual(expect.arrayContaining([expect.stringMatching(/^(eval|evalsha|ft\.add|hset)$/i)]));
-  const vectorSql = writesUnder("vector", "postgresql").map((s) => String(s.attributes["db.query.text"]));
+  const vectorSql = writesUnder("search.vector", "postgresql").map((s) =>
+    String(s.attributes["db.query.text"]),
+  );
   expect(
     vectorSql.some((q) => /insert|update/i.test(q)),
     vectorSql.join("\n"),
   ).toBe(true);
-  expect(writesUnder("signals", "redis").length, "signals writes").toBeGreaterThan(0);
-  expect(writesUnder("keys", "redis").length, "keys writes").toBeGreaterThan(0);
+  expect(writesUnder("ranking.signals", "redis").length, "signals writes").toBeGreaterThan(0);
+  expect(writesUnder("ranking.keys", "redis").length, "keys writes").toBeGreaterThan(0);
+  const viewSql = writesUnder("maintenance.view", "postgresql").map((s) =>
+    String(s.attributes["db.query.text"]),
+  );
+  expect(
+    viewSql.some((q) => /view_rows/i.test(q)),
+    viewSql.join("\n"),
+  ).toBe(true);
   // No value reached a span: the memory's text is nowhere in the attributes.
   for (const s of spans()) expect(JSON.stringify(s.attributes), s.name).not.toContain("300 seconds");
 });

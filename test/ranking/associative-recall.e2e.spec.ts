@@ -1,19 +1,14 @@
 // Ranking with the real write and read paths: ingest, search and ranking as processes on
 // real Postgres, Redis and NATS. Memories are written with ingest's commands; recall runs as
 // the gateway runs it: expand → search.candidates → rerank.
-import { connectBus, requestRpc } from "@cairn/bus";
+import { call, connectBus } from "@cairn/bus";
 import {
-  type CandidatesReply,
-  type ExpandReply,
-  type HealthReply,
-  healthSubject,
-  ingestSubject,
-  type KeysReadReply,
-  type KeysRecallReply,
+  commandRpc,
+  healthRpc,
   type Principal,
   type RerankReply,
-  rankingSubjects,
-  searchSubjects,
+  rankingRpcs,
+  searchRpcs,
   type WriteResult,
 } from "@cairn/contracts";
 import { migrateToLatest } from "@cairn/event-store";
@@ -60,10 +55,11 @@ const test = infraTest
       await nats.stop();
     });
     for (const service of ["ingest", "search", "ranking"] as const) {
-      await waitFor(
-        async () => (await requestRpc<HealthReply>(nc, healthSubject(service), {}, { timeoutMs: 1000 })).ok,
-        { timeoutMs: 60_000, intervalMs: 200, description: `${service} to answer its health check` },
-      ).catch((error: unknown) => {
+      await waitFor(async () => (await call(nc, healthRpc(service), {}, { timeoutMs: 1000 })).ok, {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        description: `${service} to answer its health check`,
+      }).catch((error: unknown) => {
         for (const p of processes) console.error(`--- ${p.name}\n${p.logs.slice(-30).join("\n")}`);
         throw error;
       });
@@ -84,19 +80,19 @@ const test = infraTest
       principal,
       remember: (content, keys = []) => {
         n += 1;
-        return requestRpc<WriteResult>(nc, ingestSubject("memory.create"), {
+        return call(nc, commandRpc("memory.create"), {
           principal,
           memory: { slot: `note-${n}`, content, keys },
         });
       },
       recall: async (query, afterPosition, options = {}) => {
-        const expansion = await requestRpc<ExpandReply>(nc, rankingSubjects.expand, {
+        const expansion = await call(nc, rankingRpcs.expand, {
           principal,
           query,
           afterPosition,
         });
         const expansions = options.expand === false ? [] : expansion.terms;
-        const candidates = await requestRpc<CandidatesReply>(nc, searchSubjects.candidates, {
+        const candidates = await call(nc, searchRpcs.candidates, {
           principal,
           query,
           mode: options.mode ?? "hybrid",
@@ -104,7 +100,7 @@ const test = infraTest
           afterPosition,
           candidateK: 50,
         });
-        const reranked = await requestRpc<RerankReply>(nc, rankingSubjects.rerank, {
+        const reranked = await call(nc, rankingRpcs.rerank, {
           principal,
           query,
           candidates: candidates.candidates,
@@ -149,7 +145,7 @@ describe("associative recall through the real services", () => {
     const before = await cairn.recall("staging database monday", second.position);
     expect(before.results.map((r) => r.id)).toEqual([first.id, second.id]);
 
-    const feedback = await requestRpc<WriteResult>(cairn.nc, ingestSubject("feedback.give"), {
+    const feedback = await call(cairn.nc, commandRpc("feedback.give"), {
       principal: cairn.principal,
       memoryId: second.id,
       useful: true,
@@ -157,21 +153,21 @@ describe("associative recall through the real services", () => {
     const after = await cairn.recall("staging database monday", feedback.position);
     expect(after.results.map((r) => r.id)).toEqual([second.id, first.id]);
 
-    const keys = await requestRpc<KeysRecallReply>(cairn.nc, rankingSubjects.keysRecall, {
+    const keys = await call(cairn.nc, rankingRpcs.keysRecall, {
       principal: cairn.principal,
       query: "staging",
       afterPosition: feedback.position,
     });
     const key = keys.keys[0];
     expect(key).toMatchObject({ label: "staging", linkedCount: 2 });
-    const read = await requestRpc<WriteResult>(cairn.nc, ingestSubject("recalls.record"), {
+    const read = await call(cairn.nc, commandRpc("recalls.record"), {
       principal: cairn.principal,
       memoryIds: [first.id],
       viaKey: key?.keyId,
     });
-    const listing = await requestRpc<KeysReadReply>(cairn.nc, rankingSubjects.keysRead, {
+    const listing = await call(cairn.nc, rankingRpcs.keysRead, {
       principal: cairn.principal,
-      keyId: key?.keyId,
+      keyId: key?.keyId as string,
       afterPosition: read.position,
     });
     expect(listing.memories[0]).toMatchObject({ id: first.id });

@@ -6,6 +6,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { PlanResult, Principal, WriteResult } from "@cairn/contracts";
+import { logLevel } from "@cairn/search/testing";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
 import {
@@ -15,7 +16,6 @@ import {
   reviewer,
   startIngestUnderTest,
 } from "../../services/ingest/src/testing/ingest-under-test.ts";
-import { logLevel } from "../../services/search/src/testing/search-test.ts";
 import {
   type SearchUnderTest,
   startSearchUnderTest,
@@ -222,12 +222,12 @@ describe("read path", () => {
     const { stdout, stderr } = await rebuild;
     expect(answered).toBeGreaterThan(0);
     expect(stdout).toMatch(
-      /lexical: generation \d+ serving at position \d+ \(\d+ events in [\d.]+ s, \d+ events\/s\)/,
+      /search\.lexical: generation \d+ serving at position \d+ \(\d+ events in [\d.]+ s, \d+ events\/s\)/,
     );
-    expect(stdout).toMatch(/vector: generation \d+ serving at position \d+/);
+    expect(stdout).toMatch(/search\.vector: generation \d+ serving at position \d+/);
     expect(stderr).toMatch(/ev\/s eta/);
     const after = await search.status();
-    for (const name of ["lexical", "vector"] as const) {
+    for (const name of ["search.lexical", "search.vector"] as const) {
       const was = before.projections.find((p) => p.name === name);
       const now = after.projections.find((p) => p.name === name);
       expect(now?.generation).toBeGreaterThan(was?.generation ?? 0);

@@ -1,16 +1,16 @@
 // The write path end to end, as deployed: two ingest processes sharing one database and one
 // NATS, a client sending commands over NATS request/reply, events arriving in JetStream. One
 // copy is killed mid-run; writes go on through the other, whose relay takes over.
-import { requestRpc } from "@cairn/bus";
+import { call } from "@cairn/bus";
 import {
   type CairnError,
+  commandRpc,
   eventStreamName,
-  type HealthReply,
-  healthSubject,
+  healthRpc,
   type IngestCommandName,
-  ingestSubject,
   type PlanResult,
   type Principal,
+  type RpcDefinition,
   type StoredEvent,
   type WriteResult,
 } from "@cairn/contracts";
@@ -70,10 +70,10 @@ describe("write path", () => {
       const jsm = await jetstreamManager(client);
       await jsm.streams.delete(eventStreamName).catch(() => false);
       const send = <T = WriteResult>(name: IngestCommandName, payload: Record<string, unknown>) =>
-        requestRpc<T>(client, ingestSubject(name), payload, { timeoutMs: 15_000 });
+        call(client, commandRpc(name) as RpcDefinition, payload, { timeoutMs: 15_000 }) as Promise<T>;
       try {
         copies.push(spawnService("ingest", env(0)));
-        await waitFor(() => requestRpc(client, healthSubject("ingest"), {}, { timeoutMs: 1000 }), {
+        await waitFor(() => call(client, healthRpc("ingest"), {}, { timeoutMs: 1000 }), {
           timeoutMs: 30_000,
         });
         copies.push(spawnService("ingest", env(1)));
@@ -81,10 +81,7 @@ describe("write path", () => {
           async () => {
             const seen = new Set<string>();
             for (let i = 0; i < 30; i += 1) {
-              seen.add(
-                (await requestRpc<HealthReply>(client, healthSubject("ingest"), {}, { timeoutMs: 1000 }))
-                  .instance,
-              );
+              seen.add((await call(client, healthRpc("ingest"), {}, { timeoutMs: 1000 })).instance);
             }
             return seen.size === 2 ? seen : false;
           },
@@ -138,9 +135,9 @@ describe("write path", () => {
           for (let i = 0; i < 120; i += 1) {
             for (let attempt = 1; ; attempt += 1) {
               try {
-                await requestRpc(
+                await call(
                   client,
-                  ingestSubject("memory.create"),
+                  commandRpc("memory.create"),
                   {
                     principal: alice,
                     idempotencyKey: `w-${i}`,

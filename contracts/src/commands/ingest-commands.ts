@@ -175,6 +175,10 @@ export type PlanResult = z.infer<typeof PlanResultSchema>;
 export const IngestReplySchema = z.union([PlanResultSchema, WriteResultSchema]);
 export type IngestReply = z.infer<typeof IngestReplySchema>;
 
+export function isPlanResult(reply: IngestReply): reply is PlanResult {
+  return (reply as PlanResult).dryRun === true;
+}
+
 /** Commands that need a dry run first and then its token. */
 export const twoStepCommandNames = ["memory.supersede", "memory.delete", "memory.resolve_conflict"] as const;
 

@@ -1,7 +1,7 @@
 import { CairnError } from "@cairn/contracts";
 import type { Logger, Metrics } from "@cairn/telemetry";
 import type { NatsConnection } from "@nats-io/nats-core";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type pg from "pg";
 import type { Authenticator } from "./auth/authenticator.ts";
 import type { OriginPolicy } from "./auth/origin-policy.ts";
@@ -80,7 +80,8 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
   const version = deps.version ?? "0.1.0";
   const app: FastifyInstance = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Requests are logged once, by the observability hooks (route, status, duration, caller).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
   });
   const seen: { method: string; url: string }[] = [];

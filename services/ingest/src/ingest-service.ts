@@ -11,7 +11,11 @@ import { ingestEnvSchema } from "./env.ts";
 import { startRelay } from "./relay/relay-committed-events.ts";
 
 /** The ingest service: commands over NATS, the event log, the relay to JetStream. */
-export const ingestService: ServiceDefinition<typeof ingestEnvSchema> = {
+export function createIngestService(): ServiceDefinition<typeof ingestEnvSchema> {
+  return ingestService;
+}
+
+const ingestService: ServiceDefinition<typeof ingestEnvSchema> = {
   name: "ingest",
   envSchema: ingestEnvSchema,
   async start({ env, nc, logger }) {

@@ -1,4 +1,4 @@
 import { runService } from "@cairn/service-runtime";
-import { ingestService } from "./ingest-service.ts";
+import { createIngestService } from "./ingest-service.ts";
 
-await runService(ingestService);
+await runService(createIngestService());

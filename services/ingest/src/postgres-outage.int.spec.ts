@@ -1,7 +1,6 @@
 // Postgres killed (-9) and restarted under a running ingest: commands answer `unavailable`
 // meanwhile, work again afterwards, and the relay reconnects and publishes every event once.
-import { requestRpc } from "@cairn/bus";
-import { CairnError, eventStreamName, ingestSubject, type WriteResult } from "@cairn/contracts";
+import { CairnError, eventStreamName } from "@cairn/contracts";
 import { infraTest, startPostgres, waitFor } from "@cairn/testing";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { describe, expect } from "vitest";
@@ -17,16 +16,11 @@ describe("ingest with a Postgres outage", () => {
       await jsm.streams.delete(eventStreamName).catch(() => false);
       try {
         const create = (i: number) =>
-          requestRpc<WriteResult>(
-            ingest.client,
-            ingestSubject("memory.create"),
-            {
-              principal: alice,
-              idempotencyKey: `outage-${i}`,
-              memory: { slot: `s-${i}`, content: `Note ${i}.` },
-            },
-            { timeoutMs: 15_000 },
-          );
+          ingest.send("memory.create", {
+            principal: alice,
+            idempotencyKey: `outage-${i}`,
+            memory: { slot: `s-${i}`, content: `Note ${i}.` },
+          });
         await create(1);
         await postgres.kill();
         const refused = await create(2).catch((e: unknown) => e);

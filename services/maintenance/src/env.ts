@@ -1,4 +1,5 @@
 import { type MaintenanceJob, maintenanceJobs } from "@cairn/contracts";
+import { projectionRuntimeEnv } from "@cairn/projection-runtime";
 import { baseEnvSchema } from "@cairn/service-runtime";
 import { z } from "zod";
 
@@ -42,6 +43,12 @@ export const maintenanceEnvSchema = baseEnvSchema.extend({
   CAIRN_SUMMARY_MODEL: z.string().min(1).default("gpt-4o-mini"),
   CAIRN_SUMMARY_API_KEY: z.string().optional(),
   CAIRN_SUMMARY_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  /** The view's durable consumer is `<prefix>-view`. */
+  CAIRN_MAINTENANCE_CONSUMER_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default("maintenance"),
+  ...projectionRuntimeEnv("MAINTENANCE"),
   ...jobSettings,
 });
 export type MaintenanceEnv = z.infer<typeof maintenanceEnvSchema>;

@@ -1,4 +1,4 @@
 import { runService } from "@cairn/service-runtime";
-import { maintenanceService } from "./maintenance-service.ts";
+import { createMaintenanceService } from "./maintenance-service.ts";
 
-await runService(maintenanceService);
+await runService(createMaintenanceService());

@@ -1,13 +1,22 @@
 // The maintenance service: a view of the log, the scheduler, the runner (one run per tenant
 // at a time across copies), the doctor, and the requests that expose them. It never writes
 // the log: every change is an ingest command, dry run first.
+import { queueGroup } from "@cairn/contracts";
 import {
   createDatabasePool,
   createEventStore,
   createMemoryKeyStore,
   migrateToLatest,
 } from "@cairn/event-store";
+import {
+  type LiveProjector,
+  type ProjectionHost,
+  projectionSettingsFromEnv,
+  startProjectionRuntime,
+} from "@cairn/projection-runtime";
 import type { ServiceDefinition } from "@cairn/service-runtime";
+import type { Logger } from "@cairn/telemetry";
+import type pg from "pg";
 import { createSearchRepairClient } from "./clients/search-repair-client.ts";
 import type { DoctorDeps } from "./doctor/build-doctor-report.ts";
 import { type MaintenanceEnv, maintenanceEnvSchema } from "./env.ts";
@@ -20,7 +29,7 @@ import { chatSummarizer } from "./summary/chat-summary.ts";
 import { extractiveSummarizer } from "./summary/extractive-summary.ts";
 import type { Summarizer } from "./summary/summarizer.ts";
 import { loadTexts } from "./view/load-texts.ts";
-import { createMaintenanceView } from "./view/maintenance-view.ts";
+import { createMaintenanceView, type MaintenanceView } from "./view/maintenance-view.ts";
 
 export type MaintenanceServiceOptions = {
   /** The time jobs judge ages by (tests move it). */
@@ -44,26 +53,23 @@ export function createMaintenanceService(options: MaintenanceServiceOptions = {}
     async start({ env: parsed, nc, logger, instance }) {
       const env = parsed as MaintenanceEnv;
       if (options.migrate) await migrateToLatest(env.CAIRN_DATABASE_URL);
-      const pool = createDatabasePool(
-        {
-          connectionString: env.CAIRN_DATABASE_URL,
-          role: env.CAIRN_DB_ROLE || undefined,
-          max: 6,
-          applicationName: "cairn-maintenance",
-        },
-        (error) => logger.warn({ err: error }, "idle database connection failed"),
-      );
-      const log = createEventStore(pool);
-      const keyring = createMemoryKeyStore(pool);
-      const view = createMaintenanceView({
+      let projector: LiveProjector | undefined;
+      const { pool, log, keyring, view } = openView(env, logger, () => projector);
+      const runtime = await startProjectionRuntime({
+        service: "maintenance",
+        nc,
+        pool,
         log,
         keyring,
-        onUnreadable: (event, error) =>
-          logger.error(
-            { eventId: event.eventId, position: event.position, err: error.message },
-            "sealed text of an event does not open; maintenance treats it as empty",
-          ),
+        logger,
+        projections: [view.projection],
+        consumerPrefix: env.CAIRN_MAINTENANCE_CONSUMER_PREFIX,
+        settings: projectionSettingsFromEnv(env, "MAINTENANCE"),
+      }).catch(async (error: unknown) => {
+        await pool.end();
+        throw error;
       });
+      projector = runtime.projectors.get("maintenance.view");
       const clock = options.clock ?? (() => new Date());
       const summarizer =
         options.summarizer ??
@@ -98,12 +104,10 @@ export function createMaintenanceService(options: MaintenanceServiceOptions = {}
         timeoutMs: env.CAIRN_MAINTENANCE_REQUEST_TIMEOUT_MS,
       };
       const schedules = deploymentSchedules(env as unknown as Record<string, unknown>);
-      const subscriptions = serveMaintenance({
-        ...runner,
-        doctor,
-        schedules,
-        schedulerOn: env.CAIRN_MAINTENANCE_SCHEDULER,
-      });
+      const subscriptions = [
+        ...serveMaintenance({ ...runner, doctor, schedules, schedulerOn: env.CAIRN_MAINTENANCE_SCHEDULER }),
+        ...runtime.serveRpcs(queueGroup("maintenance")),
+      ];
       scheduler = env.CAIRN_MAINTENANCE_SCHEDULER
         ? startScheduler(runner, { schedules, tickMs: env.CAIRN_MAINTENANCE_TICK_MS })
         : undefined;
@@ -117,6 +121,7 @@ export function createMaintenanceService(options: MaintenanceServiceOptions = {}
         async stop() {
           for (const s of subscriptions) await s.drain().catch(() => {});
           await scheduler?.stop();
+          await runtime.stop();
           await pool.end();
         },
       };
@@ -124,4 +129,35 @@ export function createMaintenanceService(options: MaintenanceServiceOptions = {}
   };
 }
 
-export const maintenanceService = createMaintenanceService();
+function openView(
+  env: MaintenanceEnv,
+  logger: Logger,
+  projector: () => LiveProjector | undefined = () => undefined,
+): {
+  pool: pg.Pool;
+  log: ReturnType<typeof createEventStore>;
+  keyring: ReturnType<typeof createMemoryKeyStore>;
+  view: MaintenanceView;
+} {
+  const pool = createDatabasePool(
+    {
+      connectionString: env.CAIRN_DATABASE_URL,
+      role: env.CAIRN_DB_ROLE || undefined,
+      max: 6,
+      applicationName: "cairn-maintenance",
+    },
+    (error) => logger.warn({ err: error }, "idle database connection failed"),
+  );
+  const log = createEventStore(pool);
+  const keyring = createMemoryKeyStore(pool);
+  return { pool, log, keyring, view: createMaintenanceView({ pool, log, keyring, projector }) };
+}
+
+/** The maintenance view as a projection, opened as the service opens it (for a rebuild). */
+export function openMaintenanceProjections(
+  env: MaintenanceEnv,
+  logger: Logger,
+): ProjectionHost & { view: MaintenanceView } {
+  const { pool, log, keyring, view } = openView(env, logger);
+  return { projections: [view.projection], log, pool, keyring, view, close: () => pool.end() };
+}

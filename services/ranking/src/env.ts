@@ -1,3 +1,4 @@
+import { projectionRuntimeEnv } from "@cairn/projection-runtime";
 import { baseEnvSchema } from "@cairn/service-runtime";
 import { z } from "zod";
 
@@ -24,5 +25,6 @@ export const rankingEnvSchema = baseEnvSchema.extend({
   CAIRN_RANKING_KEY_MERGE_SIMILARITY: z.coerce.number().min(0).max(1).default(0.8),
   CAIRN_RANKING_HOT_HALF_LIFE_DAYS: number(7),
   CAIRN_RANKING_DEPTH_HALF_LIFE_DAYS: number(90),
+  ...projectionRuntimeEnv("RANKING"),
 });
 export type RankingEnv = z.infer<typeof rankingEnvSchema>;

@@ -1,33 +1,88 @@
-// The ranking service: two projections (signals, key graph) from the event stream into
-// Redis, and the queries that read them. `createRankingService` takes a clock so tests can
-// move time; main.ts runs it with the real one.
-import { serveRpc } from "@cairn/bus";
+// The ranking service: two read models (signals, key graph), projections of the log run by the
+// projection runtime into Redis, and the queries that read them. `createRankingService` takes a
+// clock so tests can move time; main.ts runs it with the real one.
+import { serve } from "@cairn/bus";
+import { type DecodedEvent, queueGroup, rankingRpcs } from "@cairn/contracts";
+import { createDatabasePool, createEventStore, createMemoryKeyStore } from "@cairn/event-store";
 import {
-  ExpandRequestSchema,
-  KeysReadRequestSchema,
-  KeysRecallRequestSchema,
-  KeysRelatedRequestSchema,
-  queueGroup,
-  RerankRequestSchema,
-  rankingSubjects,
-  SignalsRequestSchema,
-} from "@cairn/contracts";
+  type Projection,
+  type ProjectionHost,
+  prepareBatch,
+  projectionSettingsFromEnv,
+  startProjectionRuntime,
+} from "@cairn/projection-runtime";
 import type { ServiceDefinition } from "@cairn/service-runtime";
+import type { Logger } from "@cairn/telemetry";
 import { Redis } from "ioredis";
-import type { z } from "zod";
+import type pg from "pg";
 import { type RankingEnv, rankingEnvSchema } from "./env.ts";
 import { keysProjection } from "./projections/keys/keys-projection.ts";
-import { cachedRemoteKeyring, withOpenedContent } from "./projections/open-sealed-content.ts";
-import { type RunningProjection, runProjection } from "./projections/run-projection.ts";
 import { signalsProjection } from "./projections/signals/signals-projection.ts";
-import { type Clock, projectionsPosition, type RankingContext } from "./queries/ranking-context.ts";
+import {
+  type Clock,
+  projectionsPosition,
+  type RankingContext,
+  withLayout,
+} from "./queries/ranking-context.ts";
 import { handleExpand } from "./queries/serve-expand.ts";
 import { handleKeysRead, handleKeysRecall, handleKeysRelated } from "./queries/serve-keys.ts";
 import { handleRerank } from "./queries/serve-rerank.ts";
 import { handleSignals } from "./queries/serve-signals.ts";
-import { redisLayout } from "./store/redis-layout.ts";
+import { rankingBases } from "./store/redis-layout.ts";
 
 export type RankingServiceOptions = { clock?: Clock };
+
+type Opened = ProjectionHost & { redis: Redis; projections: Projection[] };
+
+function connectRedis(env: RankingEnv): Redis {
+  const redis = new Redis(env.CAIRN_REDIS_URL, { maxRetriesPerRequest: 2 });
+  redis.on("error", () => {});
+  return redis;
+}
+
+function connectPostgres(env: RankingEnv, logger: Logger): pg.Pool {
+  return createDatabasePool(
+    { connectionString: env.CAIRN_DATABASE_URL, max: 5, applicationName: "cairn-ranking" },
+    (error) => logger.warn({ err: error.message }, "postgres connection error"),
+  );
+}
+
+/** The ranking read models as projections, opened as the service opens them (for a rebuild too). */
+export function openRankingProjections(env: RankingEnv, logger: Logger): Opened {
+  const redis = connectRedis(env);
+  const pool = connectPostgres(env, logger);
+  const log = createEventStore(pool);
+  const keyring = createMemoryKeyStore(pool);
+  const bases = rankingBases(env.CAIRN_RANKING_REDIS_PREFIX);
+  const depth = { halfLifeDays: env.CAIRN_RANKING_DEPTH_HALF_LIFE_DAYS, gain: 0.25 };
+  // Repair folds a memory again from its stream: decoded, with its text opened.
+  const readStream = async (streamId: string): Promise<DecodedEvent[]> =>
+    (await prepareBatch(signals, await log.readStream(streamId), keyring)).events;
+  const signals = signalsProjection({
+    redis,
+    base: bases.signals,
+    depth,
+    hotHalfLifeDays: env.CAIRN_RANKING_HOT_HALF_LIFE_DAYS,
+    readStream,
+  });
+  const keys = keysProjection({
+    redis,
+    base: bases.keys,
+    mergeSimilarity: env.CAIRN_RANKING_KEY_MERGE_SIMILARITY,
+    readStream,
+  });
+  return {
+    redis,
+    pool,
+    log,
+    keyring,
+    projections: [signals, keys],
+    async close() {
+      redis.disconnect();
+      await pool.end();
+    },
+  };
+}
 
 export function createRankingService(
   options: RankingServiceOptions = {},
@@ -37,67 +92,57 @@ export function createRankingService(
     envSchema: rankingEnvSchema,
     async start({ env, nc, logger }) {
       const config = env as RankingEnv;
-      const connect = () => {
-        const redis = new Redis(config.CAIRN_REDIS_URL, { maxRetriesPerRequest: 2 });
-        redis.on("error", () => {});
-        return redis;
-      };
-      const redis = connect();
-      const layout = redisLayout(config.CAIRN_RANKING_REDIS_PREFIX);
-      const depth = { halfLifeDays: config.CAIRN_RANKING_DEPTH_HALF_LIFE_DAYS, gain: 0.25 };
-      // Each projection has its own connection: it WATCHes its checkpoint.
-      const projectionConnections: Redis[] = [];
-      const keyring = cachedRemoteKeyring(nc);
-      const projections: RunningProjection[] = [
-        signalsProjection({ layout, depth, hotHalfLifeDays: config.CAIRN_RANKING_HOT_HALF_LIFE_DAYS }),
-        keysProjection({ layout, mergeSimilarity: config.CAIRN_RANKING_KEY_MERGE_SIMILARITY }),
-      ].map((projection) => {
-        const connection = connect();
-        projectionConnections.push(connection);
-        return runProjection({
-          nc,
-          redis: connection,
-          checkpointKey: layout.checkpoint(projection.name),
-          consumerName: `${config.CAIRN_RANKING_CONSUMER_PREFIX}-${projection.name}`,
-          projection: withOpenedContent(projection, keyring),
-          logger,
-        });
+      const opened = openRankingProjections(config, logger);
+      const runtime = await startProjectionRuntime({
+        service: "ranking",
+        nc,
+        pool: opened.pool,
+        log: opened.log,
+        keyring: opened.keyring,
+        logger,
+        projections: opened.projections,
+        consumerPrefix: config.CAIRN_RANKING_CONSUMER_PREFIX,
+        settings: projectionSettingsOf(config),
+      }).catch(async (error: unknown) => {
+        await opened.close();
+        throw error;
       });
       const ctx: RankingContext = {
-        redis,
-        layout,
+        redis: opened.redis,
+        bases: rankingBases(config.CAIRN_RANKING_REDIS_PREFIX),
         clock: options.clock ?? (() => new Date()),
         env: config,
-        depth,
-        projections,
+        depth: { halfLifeDays: config.CAIRN_RANKING_DEPTH_HALF_LIFE_DAYS, gain: 0.25 },
+        runtime,
       };
-      const queue = queueGroup("ranking");
-      const serve = <S extends z.ZodType, R>(
-        subject: string,
-        schema: S,
-        handler: (ctx: RankingContext, request: z.infer<S>) => Promise<R>,
-      ) => serveRpc(nc, { subject, queue, schema, logger, handler: (request) => handler(ctx, request) });
+      const served = { queue: queueGroup("ranking"), logger };
       const subscriptions = [
-        serve(rankingSubjects.expand, ExpandRequestSchema, handleExpand),
-        serve(rankingSubjects.rerank, RerankRequestSchema, handleRerank),
-        serve(rankingSubjects.signals, SignalsRequestSchema, handleSignals),
-        serve(rankingSubjects.keysRecall, KeysRecallRequestSchema, handleKeysRecall),
-        serve(rankingSubjects.keysRead, KeysReadRequestSchema, handleKeysRead),
-        serve(rankingSubjects.keysRelated, KeysRelatedRequestSchema, handleKeysRelated),
+        serve(nc, rankingRpcs.expand, async (r) => handleExpand(await withLayout(ctx), r), served),
+        serve(nc, rankingRpcs.rerank, async (r) => handleRerank(await withLayout(ctx), r), served),
+        serve(nc, rankingRpcs.signals, async (r) => handleSignals(await withLayout(ctx), r), served),
+        serve(nc, rankingRpcs.keysRecall, async (r) => handleKeysRecall(await withLayout(ctx), r), served),
+        serve(nc, rankingRpcs.keysRead, async (r) => handleKeysRead(await withLayout(ctx), r), served),
+        serve(nc, rankingRpcs.keysRelated, async (r) => handleKeysRelated(await withLayout(ctx), r), served),
+        ...runtime.serveRpcs(served.queue),
       ];
       // Answer from the moment start returns: the subscriptions have reached the server.
       await nc.flush();
       return {
         checks: {
-          redis: async () => void (await redis.ping()),
+          redis: async () => void (await opened.redis.ping()),
+          postgres: async () => void (await opened.pool.query("select 1")),
           projections: async () => void (await projectionsPosition(ctx)),
         },
         stop: async () => {
           for (const s of subscriptions) s.unsubscribe();
-          await Promise.all(projections.map((p) => p.stop()));
-          for (const r of [redis, ...projectionConnections]) r.disconnect();
+          await runtime.stop();
+          await opened.close();
         },
       };
     },
   };
+}
+
+function projectionSettingsOf(env: RankingEnv) {
+  return projectionSettingsFromEnv(env, "RANKING");
 }

@@ -1,13 +1,18 @@
 // Query expansion against the real service: co-occurrence from projected memories, synonyms
 // and skip rules from tenant settings.
 import { randomUUID } from "node:crypto";
-import { type ExpandReply, rankingSubjects } from "@cairn/contracts";
+import { rankingRpcs } from "@cairn/contracts";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
 import { recorded, startHarness } from "./ranking-harness.ts";
 
-const test = infraTest.extend("ranking", async ({ nats, redis, uniqueName }, { onCleanup }) => {
-  const harness = await startHarness({ natsUrl: nats.url, redisUrl: redis.url, name: uniqueName });
+const test = infraTest.extend("ranking", async ({ databaseUrl, nats, redis, uniqueName }, { onCleanup }) => {
+  const harness = await startHarness({
+    databaseUrl,
+    natsUrl: nats.url,
+    redisUrl: redis.url,
+    name: uniqueName,
+  });
   onCleanup(() => harness.stop());
   return harness;
 });
@@ -32,7 +37,7 @@ describe("ranking.expand", () => {
       streamId: `tenant-${h.tenant}`,
       data: { synonyms: [["py", "python"]] },
     });
-    const reply = await h.request<ExpandReply>(rankingSubjects.expand, {
+    const reply = await h.request(rankingRpcs.expand, {
       query: "which Python web framework do we use?",
       afterPosition: position,
     });
@@ -40,7 +45,7 @@ describe("ranking.expand", () => {
     expect(reply.terms).toEqual(["py", "Django"]);
     expect(reply.expansions[1]).toMatchObject({ source: "cooccurrence", from: "Python" });
 
-    const synonyms = await h.request<ExpandReply>(rankingSubjects.expand, { query: "py packaging" });
+    const synonyms = await h.request(rankingRpcs.expand, { query: "py packaging" });
     expect(synonyms.terms).toEqual(["python"]);
   });
 
@@ -51,13 +56,13 @@ describe("ranking.expand", () => {
     let position = await h.publish(
       recorded({ id: randomUUID(), content: "B", entities: [product("Kafka"), product("Zookeeper")] }),
     );
-    const before = await h.request<ExpandReply>(rankingSubjects.expand, {
+    const before = await h.request(rankingRpcs.expand, {
       query: "kafka",
       afterPosition: position,
     });
     expect(before.terms).toEqual(["Zookeeper"]);
     position = await h.publish({ type: "memory.deleted", streamId: `memory-${a}`, data: { reason: null } });
-    const after = await h.request<ExpandReply>(rankingSubjects.expand, {
+    const after = await h.request(rankingRpcs.expand, {
       query: "kafka",
       afterPosition: position,
     });
@@ -65,7 +70,7 @@ describe("ranking.expand", () => {
   });
 
   test("skips trivial queries and everything under a workflow lock", async ({ ranking: h }) => {
-    expect((await h.request<ExpandReply>(rankingSubjects.expand, { query: "好的" })).skip).toMatchObject({
+    expect((await h.request(rankingRpcs.expand, { query: "好的" })).skip).toMatchObject({
       reason: "skip_pattern",
     });
     const position = await h.publish({
@@ -75,7 +80,7 @@ describe("ranking.expand", () => {
         workflowLock: { reason: "deploy", expiresAt: new Date(h.clock.now.getTime() + 60_000).toISOString() },
       },
     });
-    const locked = await h.request<ExpandReply>(rankingSubjects.expand, {
+    const locked = await h.request(rankingRpcs.expand, {
       query: "what is our deploy process",
       afterPosition: position,
     });

@@ -1,19 +1,14 @@
 // The key graph against the real service: links from memory events, merges, hubs and
 // pagination, Hebbian reinforcement, one hop, and visibility.
 import { randomUUID } from "node:crypto";
-import {
-  type KeysReadReply,
-  type KeysRecallReply,
-  type KeysRelatedReply,
-  keyIdFor,
-  rankingSubjects,
-} from "@cairn/contracts";
+import { type KeysReadReply, keyIdFor, rankingRpcs } from "@cairn/contracts";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
 import { recorded, startHarness } from "./ranking-harness.ts";
 
-const test = infraTest.extend("ranking", async ({ nats, redis, uniqueName }, { onCleanup }) => {
+const test = infraTest.extend("ranking", async ({ databaseUrl, nats, redis, uniqueName }, { onCleanup }) => {
   const harness = await startHarness({
+    databaseUrl,
     natsUrl: nats.url,
     redisUrl: redis.url,
     name: uniqueName,
@@ -40,18 +35,18 @@ describe("key graph", () => {
     const position = await h.publish(
       recorded({ id: b, content: "Billing runs nightly.", keys: ["Billing"], entities: [] }),
     );
-    const recall = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+    const recall = await h.request(rankingRpcs.keysRecall, {
       query: "how is billing done?",
       afterPosition: position,
     });
     expect(recall.keys[0]).toMatchObject({ label: "billing", type: "concept", linkedCount: 2, hub: false });
     expect(JSON.stringify(recall)).not.toContain("nightly");
 
-    const django = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, { query: "django" });
+    const django = await h.request(rankingRpcs.keysRecall, { query: "django" });
     expect(django.keys[0]).toMatchObject({ label: "Django", type: "proper_noun", linkedCount: 1 });
     expect(django.keys[0]?.specificity).toBeGreaterThan(recall.keys[0]?.specificity ?? 1);
 
-    const read = await h.request<KeysReadReply>(rankingSubjects.keysRead, { keyId: recall.keys[0]?.keyId });
+    const read = await h.request(rankingRpcs.keysRead, { keyId: recall.keys[0]?.keyId });
     expect(read.memories.map((m) => m.id).sort()).toEqual([a, b].sort());
     expect(read.memories[0]).toMatchObject({ kind: "note", linkWeight: 1, depth: 0 });
     expect(read.memories[0]).not.toHaveProperty("content");
@@ -70,7 +65,7 @@ describe("key graph", () => {
     let position = await h.publish(
       recorded({ id: c, content: "The k8s cluster.", keys: ["kubernetes-cluster"] }),
     );
-    const recall = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+    const recall = await h.request(rankingRpcs.keysRecall, {
       query: "kubernetes cluster",
       afterPosition: position,
     });
@@ -82,7 +77,7 @@ describe("key graph", () => {
     position = await h.publish(recorded({ id: d, content: "Observability stack.", keys: ["observability"] }));
     const e = randomUUID();
     position = await h.publish(recorded({ id: e, content: "More on it.", keys: ["observabillity"] }));
-    const typo = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+    const typo = await h.request(rankingRpcs.keysRecall, {
       query: "observability",
       afterPosition: position,
     });
@@ -98,8 +93,7 @@ describe("key graph", () => {
     await h.publish(recorded({ id: p1, content: "Python tooling.", keys: ["Python"] }));
     position = await h.publish(recorded({ id: p2, content: "파이썬 도구.", keys: ["파이썬"] }));
     const recallOne = async (query: string) =>
-      (await h.request<KeysRecallReply>(rankingSubjects.keysRecall, { query, afterPosition: position }))
-        .keys[0];
+      (await h.request(rankingRpcs.keysRecall, { query, afterPosition: position })).keys[0];
     const python = await recallOne("Python");
     const korean = await recallOne("파이썬");
     expect(python?.keyId).not.toBe(korean?.keyId);
@@ -112,14 +106,14 @@ describe("key graph", () => {
         alias: "파이썬",
       },
     });
-    const merged = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+    const merged = await h.request(rankingRpcs.keysRecall, {
       query: "파이썬",
       afterPosition: position,
     });
     expect(merged.keys[0]).toMatchObject({ keyId: python?.keyId, label: "Python", linkedCount: 2 });
     expect(merged.keys[0]?.aliases).toContain("파이썬");
     // The merged-away id still resolves to the surviving key.
-    const read = await h.request<KeysReadReply>(rankingSubjects.keysRead, { keyId: korean?.keyId });
+    const read = await h.request(rankingRpcs.keysRead, { keyId: korean?.keyId });
     expect(read.key.keyId).toBe(python?.keyId);
     expect(read.memories.map((m) => m.id).sort()).toEqual([p1, p2].sort());
   });
@@ -140,13 +134,13 @@ describe("key graph", () => {
       streamId: `key-${keyIdFor(h.tenant, "deployment")}`,
       data: { keyId: keyIdFor(h.tenant, "deployment"), label: "deployment", type: "concept", memoryId: b },
     });
-    const recall = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+    const recall = await h.request(rankingRpcs.keysRecall, {
       query: "deployment",
       afterPosition: position,
     });
     expect(recall.keys).toHaveLength(1);
     expect(recall.keys[0]).toMatchObject({ keyId: keyIdFor(h.tenant, "Deployments"), linkedCount: 2 });
-    const viaOtherId = await h.request<KeysReadReply>(rankingSubjects.keysRead, {
+    const viaOtherId = await h.request(rankingRpcs.keysRead, {
       keyId: keyIdFor(h.tenant, "deployment"),
     });
     expect(viaOtherId.key.keyId).toBe(keyIdFor(h.tenant, "Deployments"));
@@ -163,7 +157,7 @@ describe("key graph", () => {
     position = await h.publish(
       recorded({ id: randomUUID(), content: "Rare.", keys: ["incident", "rare thing"] }),
     );
-    const recall = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+    const recall = await h.request(rankingRpcs.keysRecall, {
       query: "incident rare thing",
       afterPosition: position,
     });
@@ -178,7 +172,7 @@ describe("key graph", () => {
     let offset: number | null = 0;
     let pages = 0;
     while (offset !== null) {
-      const page: KeysReadReply = await h.request<KeysReadReply>(rankingSubjects.keysRead, {
+      const page: KeysReadReply = await h.request(rankingRpcs.keysRead, {
         keyId: hub?.keyId,
         limit: 5,
         offset,
@@ -203,12 +197,12 @@ describe("key graph", () => {
       recorded({ id: b, content: "Retry budget per client.", keys: ["retries"] }),
     );
     const key = (
-      await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+      await h.request(rankingRpcs.keysRecall, {
         query: "retries",
         afterPosition: position,
       })
     ).keys[0];
-    const before = await h.request<KeysReadReply>(rankingSubjects.keysRead, { keyId: key?.keyId });
+    const before = await h.request(rankingRpcs.keysRead, { keyId: key?.keyId });
     expect(before.memories.map((m) => m.linkWeight)).toEqual([1, 1]);
 
     for (let i = 0; i < 2; i += 1) {
@@ -218,7 +212,7 @@ describe("key graph", () => {
         data: { memoryIds: [b], agent: "agent-a", viaKey: key?.keyId as string, query: null },
       });
     }
-    const after = await h.request<KeysReadReply>(rankingSubjects.keysRead, {
+    const after = await h.request(rankingRpcs.keysRead, {
       keyId: key?.keyId,
       afterPosition: position,
     });
@@ -239,7 +233,7 @@ describe("key graph", () => {
       recorded({ id: b, content: "Alice is on call.", entities: [{ text: "Alice", type: "person" }] }),
     );
     const position = await h.publish(recorded({ id: c, content: "Unrelated.", keys: ["other"] }));
-    const related = await h.request<KeysRelatedReply>(rankingSubjects.keysRelated, {
+    const related = await h.request(rankingRpcs.keysRelated, {
       memoryId: a,
       afterPosition: position,
     });
@@ -262,7 +256,7 @@ describe("key graph", () => {
     let position = await h.publish(
       recorded({ id: other, content: "Lab results archive.", keys: ["lab results"] }),
     );
-    const before = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+    const before = await h.request(rankingRpcs.keysRecall, {
       query: "zelda quist lab results",
       afterPosition: position,
     });
@@ -273,7 +267,7 @@ describe("key graph", () => {
       streamId: `memory-${erased}`,
       data: { reason: "erasure request", runId: null },
     });
-    const after = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+    const after = await h.request(rankingRpcs.keysRecall, {
       query: "zelda quist lab results",
       afterPosition: position,
     });
@@ -302,12 +296,12 @@ describe("key graph", () => {
       });
     }
     const snapshot = async (afterPosition: number) => {
-      const recall = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+      const recall = await h.request(rankingRpcs.keysRecall, {
         query: "cache eviction",
         afterPosition,
       });
       const reads = await Promise.all(
-        recall.keys.map((k) => h.request<KeysReadReply>(rankingSubjects.keysRead, { keyId: k.keyId })),
+        recall.keys.map((k) => h.request(rankingRpcs.keysRead, { keyId: k.keyId })),
       );
       return { keys: recall.keys, memories: reads.map((r) => r.memories) };
     };
@@ -330,19 +324,19 @@ describe("key graph", () => {
         agent: "agent-b",
       }),
     );
-    const recall = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+    const recall = await h.request(rankingRpcs.keysRecall, {
       query: "secret project",
       afterPosition: position,
     });
     expect(recall.keys[0]?.linkedCount).toBe(1);
-    const read = await h.request<KeysReadReply>(rankingSubjects.keysRead, { keyId: recall.keys[0]?.keyId });
+    const read = await h.request(rankingRpcs.keysRead, { keyId: recall.keys[0]?.keyId });
     expect(read.memories.map((m) => m.id)).toEqual([mine]);
     const deleted = await h.publish({
       type: "memory.deleted",
       streamId: `memory-${mine}`,
       data: { reason: null },
     });
-    const gone = await h.request<KeysRecallReply>(rankingSubjects.keysRecall, {
+    const gone = await h.request(rankingRpcs.keysRecall, {
       query: "secret project",
       afterPosition: deleted,
     });

@@ -1,18 +1,19 @@
-// Runs the ranking service in-process against real NATS and Redis, with a clock the test
-// moves, and publishes stored events into JetStream as the relay would.
-import { randomUUID } from "node:crypto";
-import { connectBus, ensureEventStream, requestRpc } from "@cairn/bus";
+// Runs the ranking service in-process against real Postgres, NATS and Redis, with a clock the
+// test moves; events are appended to the real log and published as the relay would.
+import { call, connectBus, ensureEventStream } from "@cairn/bus";
 import {
   type CairnEvent,
   type Candidate,
-  eventSubject,
   type MemoryDocument,
   type Principal,
-  type StoredEvent,
+  type RpcDefinition,
+  type RpcReplyData,
   streamTypeOf,
 } from "@cairn/contracts";
+import { createDatabasePool, migrateToLatest } from "@cairn/event-store";
+import { createTestLog } from "@cairn/projection-runtime/testing";
 import { type ServiceHandle, startService } from "@cairn/service-runtime";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Redis } from "ioredis";
 import { createRankingService } from "../src/ranking-service.ts";
@@ -22,33 +23,33 @@ export type Harness = {
   principal: Principal;
   nc: NatsConnection;
   clock: { now: Date };
-  /** Appends an event to the (simulated) log and publishes it; returns its position. */
+  /** Appends an event to the log and publishes it; returns its position. */
   publish: (event: CairnEvent & { streamId: string; at?: string; actor?: string }) => Promise<number>;
-  request: <T>(subject: string, payload: Record<string, unknown>) => Promise<T>;
+  /** Calls a ranking RPC as the harness's principal. */
+  request: <D extends RpcDefinition>(rpc: D, payload: Record<string, unknown>) => Promise<RpcReplyData<D>>;
   /** Stops the service and starts it again; `wipe` first deletes its read models from Redis. */
   restart: (options: { wipe: boolean }) => Promise<void>;
   stop: () => Promise<void>;
 };
 
-// Positions must grow across the tests of one worker: they share one stream.
-let lastPosition = 0;
-
 export async function startHarness(options: {
+  databaseUrl: string;
   natsUrl: string;
   redisUrl: string;
   name: string;
   env?: Record<string, string>;
 }): Promise<Harness> {
   const clock = { now: new Date("2025-06-01T12:00:00Z") };
+  await migrateToLatest(options.databaseUrl);
+  const pool = createDatabasePool({ connectionString: options.databaseUrl, max: 4 });
   const nc = await connectBus({ url: options.natsUrl, name: `test-${options.name}` });
-  const jsm = await jetstreamManager(nc);
-  await ensureEventStream(jsm);
-  const js = jetstream(nc);
+  await ensureEventStream(await jetstreamManager(nc));
+  const log = await createTestLog({ pool, nc });
   const tenant = options.name.replaceAll("_", "-").toLowerCase();
-  const versions = new Map<string, number>();
   const start = () =>
     startService(createRankingService({ clock: () => clock.now }), {
       ...process.env,
+      CAIRN_DATABASE_URL: options.databaseUrl,
       CAIRN_NATS_URL: options.natsUrl,
       CAIRN_REDIS_URL: options.redisUrl,
       CAIRN_RANKING_REDIS_PREFIX: `${options.name}:`,
@@ -66,34 +67,13 @@ export async function startHarness(options: {
     nc,
     clock,
     publish: async (event) => {
-      lastPosition += 1;
-      const version = (versions.get(event.streamId) ?? 0) + 1;
-      versions.set(event.streamId, version);
-      const streamType = streamTypeOf(event.type);
-      const stored: StoredEvent = {
-        eventId: randomUUID(),
-        position: lastPosition,
-        streamId: event.streamId,
-        streamType,
-        version,
-        type: event.type,
-        schemaVersion: 1,
-        data: event.data,
-        meta: {
-          tenant,
-          actor: event.actor ?? "agent-a",
-          correlationId: randomUUID(),
-          causationId: null,
-          traceContext: {},
-          recordedAt: event.at ?? clock.now.toISOString(),
-        },
-      };
-      await js.publish(eventSubject(tenant, streamType, event.type), JSON.stringify(stored), {
-        msgID: stored.eventId,
+      const [stored] = await log.append(event.streamId, streamTypeOf(event.type), [event], {
+        author: { tenant, agent: event.actor ?? "agent-a" },
+        recordedAt: event.at ?? clock.now.toISOString(),
       });
-      return lastPosition;
+      return (stored as { position: number }).position;
     },
-    request: (subject, payload) => requestRpc(nc, subject, { principal, ...payload }, { timeoutMs: 15_000 }),
+    request: (rpc, payload) => call(nc, rpc, { principal, ...payload } as never, { timeoutMs: 15_000 }),
     restart: async ({ wipe }) => {
       await service.stop();
       if (wipe) {
@@ -111,6 +91,7 @@ export async function startHarness(options: {
     stop: async () => {
       await service.stop();
       await nc.close();
+      await pool.end();
     },
   };
 }

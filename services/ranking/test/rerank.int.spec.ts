@@ -1,12 +1,17 @@
 // Re-ranking against the real service: signals projected from events change the order.
 import { randomUUID } from "node:crypto";
-import { type RerankReply, rankingSubjects } from "@cairn/contracts";
+import { rankingRpcs } from "@cairn/contracts";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
 import { candidateOf, type Harness, type MemorySpec, recorded, startHarness } from "./ranking-harness.ts";
 
-const test = infraTest.extend("ranking", async ({ nats, redis, uniqueName }, { onCleanup }) => {
-  const harness = await startHarness({ natsUrl: nats.url, redisUrl: redis.url, name: uniqueName });
+const test = infraTest.extend("ranking", async ({ databaseUrl, nats, redis, uniqueName }, { onCleanup }) => {
+  const harness = await startHarness({
+    databaseUrl,
+    natsUrl: nats.url,
+    redisUrl: redis.url,
+    name: uniqueName,
+  });
   onCleanup(() => harness.stop());
   return harness;
 });
@@ -31,7 +36,7 @@ async function rerank(
   at?: string,
 ) {
   const created = at ?? h.clock.now.toISOString();
-  return h.request<RerankReply>(rankingSubjects.rerank, {
+  return h.request(rankingRpcs.rerank, {
     query: "staging database monday",
     candidates: specs.map((s, i) => candidateOf(s, h.tenant, i + 1, created)),
     k: 10,
@@ -105,7 +110,7 @@ describe("ranking.rerank", () => {
     const position = await h.publish(recorded(fresh));
     const candidates = [candidateOf(old, h.tenant, 1, oldAt), candidateOf(fresh, h.tenant, 2, freshAt)];
     const ask = (afterPosition: number) =>
-      h.request<RerankReply>(rankingSubjects.rerank, {
+      h.request(rankingRpcs.rerank, {
         query: "how do deploys work",
         candidates,
         explain: true,
@@ -147,7 +152,7 @@ describe("ranking.rerank", () => {
     const candidates = [first, second].map((s, i) =>
       candidateOf(s, h.tenant, i + 1, h.clock.now.toISOString()),
     );
-    const trivial = await h.request<RerankReply>(rankingSubjects.rerank, {
+    const trivial = await h.request(rankingRpcs.rerank, {
       query: "got it",
       candidates,
       afterPosition: stored,
@@ -165,7 +170,7 @@ describe("ranking.rerank", () => {
         },
       },
     });
-    const during = await h.request<RerankReply>(rankingSubjects.rerank, {
+    const during = await h.request(rankingRpcs.rerank, {
       query: "staging database",
       candidates,
       afterPosition: locked,
@@ -176,13 +181,13 @@ describe("ranking.rerank", () => {
     });
 
     h.clock.now = new Date(h.clock.now.getTime() + 2 * 3_600_000);
-    const afterLock = await h.request<RerankReply>(rankingSubjects.rerank, {
+    const afterLock = await h.request(rankingRpcs.rerank, {
       query: "staging database",
       candidates,
     });
     expect(afterLock.skip).toBeNull();
     expect(afterLock.results).toHaveLength(2);
-    const custom = await h.request<RerankReply>(rankingSubjects.rerank, { query: "status?", candidates });
+    const custom = await h.request(rankingRpcs.rerank, { query: "status?", candidates });
     expect(custom.skip).toEqual({ reason: "skip_pattern", pattern: "status\\??" });
   });
 

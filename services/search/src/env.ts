@@ -1,4 +1,9 @@
-import { projectionNames } from "@cairn/contracts";
+import { retrieverNames } from "@cairn/contracts";
+import {
+  type ProjectionRuntimeSettings,
+  projectionRuntimeEnv,
+  projectionSettingsFromEnv,
+} from "@cairn/projection-runtime";
 import { baseEnvSchema } from "@cairn/service-runtime";
 import { z } from "zod";
 
@@ -33,29 +38,26 @@ export const searchEnvSchema = baseEnvSchema.extend({
               .map((s) => s.trim())
               .filter(Boolean);
       for (const n of names) {
-        if (!(projectionNames as readonly string[]).includes(n)) {
+        if (!(retrieverNames as readonly string[]).includes(n)) {
           ctx.addIssue({
             code: "custom",
-            message: `unknown projection ${n}; use ${projectionNames.join(", ")} or none`,
+            message: `unknown projection ${n}; use ${retrieverNames.join(", ")} or none`,
           });
         }
       }
-      return names as (typeof projectionNames)[number][];
+      return names as (typeof retrieverNames)[number][];
     }),
   /** Durable consumer names are `<prefix>-lexical` and `<prefix>-vector`. */
   CAIRN_SEARCH_CONSUMER_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/)
     .default("search"),
-  CAIRN_SEARCH_MAX_DELIVER: int(100, 1),
-  CAIRN_SEARCH_ACK_WAIT_MS: int(30_000, 1000),
-  CAIRN_SEARCH_RETRY_BASE_MS: int(200, 1),
-  CAIRN_SEARCH_RETRY_MAX_MS: int(30_000, 1),
-  /** How often each projection reads the log for events it was not sent (0: never). */
-  CAIRN_SEARCH_CATCH_UP_MS: int(5000),
-  /** Events per write when a projection is behind the log. */
-  CAIRN_SEARCH_BATCH_SIZE: int(200, 1),
+  ...projectionRuntimeEnv("SEARCH"),
   /** Longest read-your-writes wait when a request does not say. */
   CAIRN_SEARCH_WAIT_TIMEOUT_MS: int(5000),
 });
 export type SearchEnv = z.infer<typeof searchEnvSchema>;
+
+export function projectionSettingsOf(env: SearchEnv): ProjectionRuntimeSettings {
+  return projectionSettingsFromEnv(env, "SEARCH");
+}

@@ -1,5 +1,4 @@
 import { runService } from "@cairn/service-runtime";
-import { searchEnvSchema } from "./env.ts";
-import { startSearch } from "./search-service.ts";
+import { createSearchService } from "./search-service.ts";
 
-await runService({ name: "search", envSchema: searchEnvSchema, start: startSearch() });
+await runService(createSearchService());

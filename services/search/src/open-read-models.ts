@@ -1,6 +1,12 @@
 // Connections and read models, opened the same way by the service and by `pnpm cairn rebuild`.
 import { setTimeout as sleep } from "node:timers/promises";
-import { createEventStore, createMemoryKeyStore, type EventStore } from "@cairn/event-store";
+import {
+  createEventStore,
+  createMemoryKeyStore,
+  type EventStore,
+  type MemoryKeyStore,
+} from "@cairn/event-store";
+import type { PostgresGenerations, ProjectionHost } from "@cairn/projection-runtime";
 import type { Logger } from "@cairn/telemetry";
 import { Redis } from "ioredis";
 import pg from "pg";
@@ -8,12 +14,13 @@ import { createEmbedders } from "./embedders/create-embedder.ts";
 import type { Embedder } from "./embedders/embedder.ts";
 import { embedderConfigFromEnv } from "./embedders/embedder-config.ts";
 import type { SearchEnv } from "./env.ts";
+import type { DocumentProjection } from "./projections/document-projection.ts";
 import { createLexicalProjection } from "./projections/lexical/lexical-projection.ts";
 import { createLexicalStore, type LexicalStore } from "./projections/lexical/lexical-store.ts";
 import { detectRediSearch, type RediSearchModule } from "./projections/lexical/redisearch.ts";
-import type { ProjectionTarget } from "./projections/projection-target.ts";
+import { createVectorGenerations } from "./projections/vector/vector-generations.ts";
 import { createVectorProjection, type VectorProjection } from "./projections/vector/vector-projection.ts";
-import { createVectorStore, type VectorStore } from "./projections/vector/vector-store.ts";
+import { createVectorRows, type VectorRows } from "./projections/vector/vector-store.ts";
 import { withQueryCache } from "./queries/read-models.ts";
 
 export type OpenReadModels = {
@@ -21,11 +28,13 @@ export type OpenReadModels = {
   redis: Redis;
   module: RediSearchModule;
   eventLog: EventStore;
+  keyring: MemoryKeyStore;
   lexicalStore: LexicalStore;
-  vectorStore: VectorStore;
+  vectorGenerations: PostgresGenerations;
+  vectorRows: VectorRows;
   embedder: Embedder;
   queryEmbedder: Embedder;
-  lexical: ProjectionTarget;
+  lexical: DocumentProjection;
   vector: VectorProjection;
   close(): Promise<void>;
 };
@@ -74,7 +83,12 @@ export async function openReadModels(
       .filter(Boolean)
       .join(" "),
   });
+  // An idle connection the server terminates, or one that errors while checked out, must never
+  // be an uncaught error: the pool reconnects and the query that needed it fails on its own.
   pool.on("error", (error) => logger.warn({ err: error.message }, "postgres connection error"));
+  pool.on("connect", (client) =>
+    client.on("error", (error) => logger.warn({ err: error.message }, "postgres connection error")),
+  );
   const redis = new Redis(env.CAIRN_REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: true });
   redis.on("error", () => {});
   try {
@@ -91,18 +105,30 @@ export async function openReadModels(
       : createEmbedders(embedderConfigFromEnv(env), pool);
     const embedder = embedders.documents;
     const lexicalStore = createLexicalStore({ redis, module, prefix: env.CAIRN_REDIS_PREFIX });
-    const vectorStore = createVectorStore({ pool });
+    const vectorGenerations = createVectorGenerations(pool, embedder);
+    const vectorRows = createVectorRows({ pool });
+    const eventLog = createEventStore(pool);
+    const keyring = createMemoryKeyStore(pool);
     return {
       pool,
       redis,
       module,
-      eventLog: createEventStore(pool),
+      eventLog,
+      keyring,
       lexicalStore,
-      vectorStore,
+      vectorGenerations,
+      vectorRows,
       embedder,
       queryEmbedder: withQueryCache(embedders.queries),
-      lexical: createLexicalProjection({ store: lexicalStore, pool }),
-      vector: createVectorProjection({ store: vectorStore, embedder, keyring: createMemoryKeyStore(pool) }),
+      lexical: createLexicalProjection({ store: lexicalStore, redis, log: eventLog, keyring }),
+      vector: createVectorProjection({
+        generations: vectorGenerations,
+        rows: vectorRows,
+        pool,
+        embedder,
+        log: eventLog,
+        keyring,
+      }),
       async close() {
         redis.disconnect();
         await pool.end();
@@ -113,4 +139,15 @@ export async function openReadModels(
     await pool.end().catch(() => undefined);
     throw error;
   }
+}
+
+/** The read models as the projection runtime's host (for a rebuild). */
+export function projectionHostOf(opened: OpenReadModels): ProjectionHost {
+  return {
+    projections: [opened.lexical, opened.vector],
+    log: opened.eventLog,
+    pool: opened.pool,
+    keyring: opened.keyring,
+    close: () => opened.close(),
+  };
 }

@@ -1,7 +1,8 @@
 // The gateway's view of the services behind it: one function per NATS request it makes.
 // Every request carries the authenticated principal; the services filter by it.
-import { requestRpc } from "@cairn/bus";
+import { call } from "@cairn/bus";
 import {
+  type AsOf,
   CairnError,
   type Candidate,
   type CandidatesReply,
@@ -9,30 +10,23 @@ import {
   type DoctorReport,
   type GetMemoryReply,
   type HealthReply,
-  healthSubject,
+  type HistoryReply,
+  healthRpc,
   type IngestCommandName,
   type ingestCommandSchemas,
-  ingestSubject,
-  maintenanceSubjects,
+  ingestRpcs,
+  maintenanceRpcs,
   type PlanResult,
   type Principal,
-  searchSubjects,
+  rankingRpcs,
+  searchRpcs,
   type Tier,
   type WriteResult,
 } from "@cairn/contracts";
 import type { Logger } from "@cairn/telemetry";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { z } from "zod";
-import {
-  type ExpandReplyFields,
-  type KeyMatchFields,
-  type KeysReadReplyFields,
-  type KeyWithMemories,
-  type RankedCandidate,
-  type RecalledKey,
-  type RerankReplyFields,
-  rankingSubjects,
-} from "./ranking-contract.ts";
+import type { ExpandReplyFields, KeyWithMemories, RankedCandidate, RecalledKey } from "./ranking-contract.ts";
 
 /** A command as the gateway builds it: everything but the principal, which it adds itself. */
 export type CommandInput<N extends IngestCommandName> = Omit<
@@ -45,6 +39,7 @@ export type GetRequest = {
   slot?: string | undefined;
   tier?: Tier | undefined;
   afterPosition?: number | undefined;
+  asOf?: AsOf | undefined;
 };
 
 export type RerankOutcome = { ranked: RankedCandidate[]; ranking: "ranked" | "search_order" };
@@ -57,6 +52,7 @@ export type CairnBackend = {
   ): Promise<WriteResult | PlanResult>;
   candidates(principal: Principal, request: Omit<CandidatesRequest, "principal">): Promise<CandidatesReply>;
   get(principal: Principal, request: GetRequest): Promise<GetMemoryReply>;
+  history(principal: Principal, id: string, afterPosition?: number): Promise<HistoryReply>;
   /** Skip rules and expansion terms for a query; none when the ranking service does not answer. */
   expand(principal: Principal, query: string, afterPosition?: number): Promise<ExpandReplyFields>;
   /** Re-ranks candidates; in search order when the ranking service does not answer. */
@@ -93,11 +89,10 @@ function isNoResponder(error: unknown): boolean {
 
 export function createCairnBackend(nc: NatsConnection, options: BackendOptions = {}): CairnBackend {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const request = <T>(subject: string, payload: unknown, ms = timeoutMs) =>
-    requestRpc<T>(nc, subject, payload, { timeoutMs: ms });
+  const timeout = { timeoutMs };
 
   const candidates: CairnBackend["candidates"] = (principal, req) =>
-    request<CandidatesReply>(searchSubjects.candidates, { ...req, principal });
+    call(nc, searchRpcs.candidates, { ...req, principal }, timeout);
 
   /** Keys derived from search candidates: the labels the matching memories carry. */
   async function recallFromSearch(
@@ -129,7 +124,7 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
 
   return {
     command(principal, name, input) {
-      return request<WriteResult | PlanResult>(ingestSubject(name), { ...input, principal });
+      return call(nc, ingestRpcs[name], { ...input, principal } as never, timeout);
     },
     candidates,
     get(principal, req) {
@@ -138,15 +133,20 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
       if (req.slot !== undefined) payload.slot = req.slot;
       if (req.tier !== undefined) payload.tier = req.tier;
       if (req.afterPosition !== undefined) payload.afterPosition = req.afterPosition;
-      return request<GetMemoryReply>(searchSubjects.get, payload);
+      if (req.asOf !== undefined) payload.asOf = req.asOf;
+      return call(nc, searchRpcs.get, payload as never, timeout);
+    },
+    history(principal, id, afterPosition) {
+      return call(nc, searchRpcs.history, { principal, id, ...after(afterPosition) }, timeout);
     },
     async expand(principal, query, afterPosition) {
       try {
-        const reply = await request<ExpandReplyFields>(rankingSubjects.expand, {
-          principal,
-          query,
-          ...after(afterPosition),
-        });
+        const reply = await call(
+          nc,
+          rankingRpcs.expand,
+          { principal, query, ...after(afterPosition) },
+          timeout,
+        );
         return { skip: reply.skip, terms: reply.terms.slice(0, 50) };
       } catch (error) {
         if (!isNoResponder(error)) throw error;
@@ -156,14 +156,19 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
     async rerank(principal, query, list, limit, expansions = []) {
       if (list.length === 0) return { ranked: [], ranking: "ranked" };
       try {
-        const reply = await request<RerankReplyFields>(rankingSubjects.rerank, {
-          principal,
-          query,
-          candidates: list,
-          k: Math.min(200, limit),
-          explain: false,
-          expansions: expansions.slice(0, 50),
-        });
+        const reply = await call(
+          nc,
+          rankingRpcs.rerank,
+          {
+            principal,
+            query,
+            candidates: list,
+            k: Math.min(200, limit),
+            explain: false,
+            expansions: expansions.slice(0, 50),
+          },
+          timeout,
+        );
         const ranked = reply.results.map(({ score, factors, ...candidate }) => ({
           candidate,
           score,
@@ -172,7 +177,7 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
         return { ranked, ranking: "ranked" };
       } catch (error) {
         if (!isNoResponder(error)) throw error;
-        options.logger?.debug({ subject: rankingSubjects.rerank }, "ranking unavailable; search order");
+        options.logger?.debug({ subject: rankingRpcs.rerank.subject }, "ranking unavailable; search order");
         const ranked = list
           .slice(0, limit)
           .map((candidate) => ({ candidate, score: candidate.fused, explanation: null }));
@@ -181,12 +186,12 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
     },
     async recallKeys(principal, query, limit, afterPosition) {
       try {
-        const reply = await request<{ keys: KeyMatchFields[] }>(rankingSubjects.keysRecall, {
-          principal,
-          query,
-          limit,
-          ...after(afterPosition),
-        });
+        const reply = await call(
+          nc,
+          rankingRpcs.keysRecall,
+          { principal, query, limit, ...after(afterPosition) },
+          timeout,
+        );
         const keys = reply.keys.map((k) => ({
           id: k.keyId,
           label: k.label,
@@ -204,12 +209,12 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
       try {
         let keyId = isUuid(key) ? key : undefined;
         if (keyId === undefined) {
-          const found = await request<{ keys: KeyMatchFields[] }>(rankingSubjects.keysRecall, {
-            principal,
-            query: key,
-            limit: 20,
-            ...after(afterPosition),
-          });
+          const found = await call(
+            nc,
+            rankingRpcs.keysRecall,
+            { principal, query: key, limit: 20, ...after(afterPosition) },
+            timeout,
+          );
           const wanted = key.toLowerCase();
           keyId = found.keys.find(
             (k) => k.label.toLowerCase() === wanted || k.aliases.some((a) => a.toLowerCase() === wanted),
@@ -220,12 +225,12 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
             });
           }
         }
-        const reply = await request<KeysReadReplyFields>(rankingSubjects.keysRead, {
-          principal,
-          keyId,
-          limit,
-          ...after(afterPosition),
-        });
+        const reply = await call(
+          nc,
+          rankingRpcs.keysRead,
+          { principal, keyId, limit, ...after(afterPosition) },
+          timeout,
+        );
         return {
           key: { id: reply.key.keyId, label: reply.key.label, type: reply.key.type },
           memories: reply.memories.map((m) => ({
@@ -258,10 +263,10 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
       }
     },
     health(service) {
-      return request<HealthReply>(healthSubject(service), {}, 2000);
+      return call(nc, healthRpc(service), {}, { timeoutMs: 2000 });
     },
     doctorSummary(tenant) {
-      return request<DoctorReport>(maintenanceSubjects.doctor, { tenant, summaryOnly: true }, 3000);
+      return call(nc, maintenanceRpcs.doctor, { tenant, summaryOnly: true }, { timeoutMs: 3000 });
     },
   };
 }

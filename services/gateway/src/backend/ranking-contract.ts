@@ -1,22 +1,10 @@
-// What the gateway reads of the ranking service's replies (contracts/src/ranking.ts), and the
-// shapes it answers with. Every caller falls back when no ranking service answers
+// The shapes the gateway answers with from the ranking service's replies (contracts/src/ranking.ts). Every caller falls back when no ranking service answers
 // (`unavailable`): search order for rerank, no expansion, keys derived from search candidates.
-import type {
-  Candidate,
-  ExpandReply,
-  KeysReadReply,
-  KeysRecallReply,
-  RerankReply,
-  SkipReason,
-} from "@cairn/contracts";
+import type { Candidate, ExpandReply, SkipReason } from "@cairn/contracts";
 
-export { rankingSubjects } from "@cairn/contracts";
 export type { SkipReason };
 
 export type ExpandReplyFields = Pick<ExpandReply, "skip" | "terms">;
-export type RerankReplyFields = Pick<RerankReply, "results" | "skip">;
-export type KeyMatchFields = KeysRecallReply["keys"][number];
-export type KeysReadReplyFields = Pick<KeysReadReply, "key" | "memories">;
 
 export type RankedCandidate = {
   candidate: Candidate;

@@ -13,6 +13,7 @@ import { registerMemoryHandoffCompleteTool } from "./tools/memory-handoff-comple
 import { registerMemoryHandoffCreateTool } from "./tools/memory-handoff-create.ts";
 import { registerMemoryHandoffReadTool } from "./tools/memory-handoff-read.ts";
 import { registerMemoryHandoffUpdateTool } from "./tools/memory-handoff-update.ts";
+import { registerMemoryHistoryTool } from "./tools/memory-history.ts";
 import { registerMemoryInboxListTool } from "./tools/memory-inbox-list.ts";
 import { registerMemoryInboxPromoteTool } from "./tools/memory-inbox-promote.ts";
 import { registerMemoryInboxReadTool } from "./tools/memory-inbox-read.ts";
@@ -48,6 +49,7 @@ export function createServer(deps: ToolDeps, version = "0.1.0"): McpServer {
     registerMemoryContextTool,
     registerMemorySearchTool,
     registerMemoryReadTool,
+    registerMemoryHistoryTool,
     registerMemoryLinksTool,
     registerMemoryCreateTool,
     registerMemoryUpdateTool,

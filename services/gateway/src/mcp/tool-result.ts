@@ -23,10 +23,24 @@ const defaultHints: Record<ErrorCode, string> = {
   internal: "Cairn failed unexpectedly: call again later",
 };
 
+/**
+ * Hints that name what to call, in the tools' words: the services' own hints for these speak
+ * of request fields (`expectedVersion`) a model calling a tool never sees.
+ */
+const toolHints: Partial<Record<ErrorCode, (details: unknown) => string>> = {
+  version_conflict: (details) => {
+    const current = (details as { currentVersion?: unknown } | undefined)?.currentVersion;
+    return typeof current === "number"
+      ? `the version moved since you read it: call memory_read for what it says now (version ${current}), reapply your change, and call again with version ${current}`
+      : defaultHints.version_conflict;
+  },
+  precondition_required: () => defaultHints.precondition_required,
+};
+
 export function toolError(error: unknown): CallToolResult {
   const cairn =
     error instanceof CairnError ? error : new CairnError("internal", "internal error", { cause: error });
-  const hint = cairn.hint ?? defaultHints[cairn.code];
+  const hint = toolHints[cairn.code]?.(cairn.details) ?? cairn.hint ?? defaultHints[cairn.code];
   const details = cairn.details === undefined ? "" : `\ndetails: ${JSON.stringify(cairn.details)}`;
   return {
     isError: true,

@@ -8,6 +8,7 @@ import {
   PlanResultSchema,
   RetrievalModeSchema,
   StatusSchema,
+  TimestampSchema,
   WriteResultSchema,
 } from "@cairn/contracts";
 import type { FastifyReply } from "fastify";
@@ -30,6 +31,20 @@ export const readQueryShape = {
     .describe("wait until the read models have reached this log position (a write's `position`)"),
 };
 export const ReadQuery = z.object(readQueryShape).strict();
+
+/** `asOf`: a log position (digits) or an ISO time: the state as it was then, from the log. */
+export const asOfQuery = z
+  .string()
+  .min(1)
+  .max(40)
+  .transform((v, ctx) => {
+    if (/^\d+$/.test(v)) return Number(v);
+    if (TimestampSchema.safeParse(v).success) return v;
+    ctx.addIssue({ code: "custom", message: "asOf is a log position or an ISO time with offset" });
+    return z.NEVER;
+  })
+  .optional()
+  .describe("a log position or an ISO time: the state as it was then, read from the log");
 
 export function readOptions(query: {
   consistency?: "eventual" | "strong" | undefined;
@@ -59,6 +74,7 @@ export const SearchQuery = z
     author: z.string().optional().describe("only what this agent wrote"),
     limit: z.coerce.number().int().min(1).max(200).optional(),
     includeExpired: z.enum(["true", "false"]).optional(),
+    asOf: asOfQuery,
     ...readQueryShape,
   })
   .strict();

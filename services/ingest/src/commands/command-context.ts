@@ -6,22 +6,19 @@
 // `commit` seals content, title and entity texts with the memory's content key just before the
 // append, and `loadMemory` opens them right after reading, so the domain code only ever sees
 // plain text and the log only ever holds sealed text.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import {
   CairnError,
   type CairnEvent,
+  type CommandName,
+  decodeStoredEvent,
   type EventMeta,
-  type IngestCommandName,
   keyIdFor,
-  type MaintenanceCommandName,
   type MemoryDocument,
   type NewEvent,
   openSealedEvents,
   type Principal,
   type StoredEvent,
-  type StreamType,
-  sealedEventTypes,
-  sealMemoryFields,
   streamIdFor,
   type WriteResult,
 } from "@cairn/contracts";
@@ -32,13 +29,25 @@ import {
   type ExpectedVersion,
   isReservationTakenError,
   type MemoryKeyStore,
-  type Reservations,
 } from "@cairn/event-store";
+import {
+  canChange,
+  canSee,
+  isMemoryEvent,
+  isMemoryFoldError,
+  keyTypeOf,
+  type MemoryEvent,
+} from "@cairn/memory-model";
 import { currentTraceContext } from "@cairn/telemetry";
-import { canChange, canSee } from "../domain/access.ts";
-import { keyTypeFor } from "../domain/key-stream.ts";
 import { evolveMemory, foldMemory, type MemoryState } from "../domain/memory-stream.ts";
-import { isSlotKey, reservationChanges } from "../domain/reservation-keys.ts";
+import { reservationChanges } from "../domain/reservations.ts";
+import { uuidFromName } from "./command-ids.ts";
+import type { PlannedAppend } from "./planned-append.ts";
+import { resultFromEvents } from "./previous-result.ts";
+import { reservationError } from "./reservation-error.ts";
+import { sealAppends } from "./seal-appends.ts";
+
+export type { PlannedAppend };
 
 export type IngestDeps = {
   store: EventStore;
@@ -49,37 +58,13 @@ export type IngestDeps = {
   now?: () => Date;
 };
 
-/** Every command ingest answers: the agents' ones and the maintenance ones. */
-export type CommandName = IngestCommandName | MaintenanceCommandName;
-
 /** The most events one command writes (a supersede with its key links); bounds the idempotency lookup. */
 const maxEventsPerCommand = 80;
-
-/** A UUID (version 5 layout) derived from a name, so a retried command gets the same ids. */
-export function uuidFromName(...parts: string[]): string {
-  const hash = createHash("sha1").update(parts.join("\u0000")).digest();
-  hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
-  hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 export type CommandBase = {
   principal: Principal;
   correlationId?: string | undefined;
   idempotencyKey?: string | undefined;
-};
-
-/** One planned append to a stream, with the id reported for it. */
-export type PlannedAppend = {
-  id: string;
-  streamType: StreamType;
-  streamId: string;
-  expectedVersion: ExpectedVersion;
-  events: CairnEvent[];
-  reservations?: Reservations;
-  /** The stream's version and last position before this append (for a write that changes nothing). */
-  current?: { version: number; position: number };
 };
 
 export class CommandContext {
@@ -161,7 +146,7 @@ export class CommandContext {
 
   /** The memory with this id as the caller may see it, or `not_found`. */
   async loadMemory(id: string): Promise<MemoryState & { exists: true }> {
-    const state = foldMemory(await this.#open(await this.store.readStream(streamIdFor("memory", id))));
+    const state = await this.loadMemoryState(id);
     if (!state.exists || !canSee(state.doc, this.principal)) {
       throw new CairnError("not_found", `no memory ${id} is visible to you`, {
         hint: "check the id (search or list to find it); private memories of other agents are not visible",
@@ -186,33 +171,15 @@ export class CommandContext {
     return state;
   }
 
+  /** A memory stream's state as the log holds it (any caller; visibility is checked by the loaders). */
+  async loadMemoryState(id: string): Promise<MemoryState> {
+    return foldStream(await this.#open(await this.store.readStream(streamIdFor("memory", id))));
+  }
+
   /** Events with their sealed text opened (as they are when this ingest has no key store). */
   async #open(events: StoredEvent[]): Promise<StoredEvent[]> {
     const keys = this.#deps.keys;
     return keys ? openSealedEvents(events, keys) : events;
-  }
-
-  /** The appends with the text of memory events sealed by each memory's content key. */
-  async #seal(appends: PlannedAppend[]): Promise<PlannedAppend[]> {
-    const keys = this.#deps.keys;
-    const sealable = (a: PlannedAppend) =>
-      a.streamType === "memory" && a.events.some((e) => sealedEventTypes.has(e.type));
-    const ids = appends.filter(sealable).map((a) => a.id);
-    if (!keys || ids.length === 0) return appends;
-    const contentKeys = await keys.ensureKeys(this.principal.tenant, ids);
-    return appends.map((a) => {
-      const key = contentKeys.get(a.id);
-      if (!key || !sealable(a)) return a;
-      const events = a.events.map((e) =>
-        sealedEventTypes.has(e.type)
-          ? ({
-              ...e,
-              data: sealMemoryFields(e.data as Parameters<typeof sealMemoryFields>[0], key, a.id),
-            } as CairnEvent)
-          : e,
-      );
-      return { ...a, events };
-    });
   }
 
   /** The caller's version token must be the memory's current version. */
@@ -251,7 +218,7 @@ export class CommandContext {
         meta: this.meta,
       };
     });
-    const after = stored.reduce(evolveMemory, before);
+    const after = (stored as MemoryEvent[]).reduce(evolveMemory, before);
     const reservations = reservationChanges(
       before.exists ? before.doc : undefined,
       after.exists ? after.doc : undefined,
@@ -288,7 +255,7 @@ export class CommandContext {
         streamId: streamIdFor("key", keyId),
         expectedVersion: "any",
         events: [
-          { type: "key.linked", data: { keyId, label, type: keyTypeFor(label, doc.entities), memoryId } },
+          { type: "key.linked", data: { keyId, label, type: keyTypeOf(label, doc.entities), memoryId } },
         ],
       });
     }
@@ -301,7 +268,7 @@ export class CommandContext {
    * or `duplicate_content`.
    */
   async commit(appends: PlannedAppend[], reported = appends.length): Promise<WriteResult> {
-    const sealed = await this.#seal(appends);
+    const sealed = await sealAppends(this.#deps.keys, this.principal.tenant, appends);
     const inputs: AppendInput[] = sealed.map((a) => ({
       streamId: a.streamId,
       streamType: a.streamType,
@@ -338,43 +305,23 @@ export class CommandContext {
   }
 }
 
-function reservationError(key: string, holderStreamId: string): CairnError {
-  const holderId = holderStreamId.replace(/^memory-/, "");
-  if (isSlotKey(key)) {
-    const slot = key.split("|").at(-1);
-    return new CairnError("slot_taken", `the slot ${slot} already has an active memory: ${holderId}`, {
-      hint: `update ${holderId} (memory.update with its version) or replace it (memory.supersede), or choose another slot`,
-      details: { slot, holderId },
-    });
+/**
+ * The state of a memory stream read from the log. The log is the truth: an event that does not
+ * decode, or a stream the memory model cannot fold, is a damaged log, not a refusal.
+ */
+export function foldStream(events: readonly StoredEvent[]): MemoryState {
+  try {
+    return foldMemory(events.map((e) => decodeStoredEvent(e)).filter(isMemoryEvent));
+  } catch (cause) {
+    if (!isMemoryFoldError(cause) && !(cause instanceof Error && cause.name === "EventDecodeError"))
+      throw cause;
+    throw new CairnError(
+      "internal",
+      `the log's stream of ${events[0]?.streamId ?? "a memory"} cannot be read`,
+      {
+        hint: "run `pnpm cairn doctor`; the stream's events do not follow each other",
+        cause,
+      },
+    );
   }
-  return new CairnError("duplicate_content", `the same content is already stored as ${holderId}`, {
-    hint: `use ${holderId} instead of storing it again; update it if something about it changed`,
-    details: { holderId },
-  });
-}
-
-/** The result a command had, rebuilt from the events it wrote (for an idempotent retry). */
-export function resultFromEvents(mainStreamId: string, events: StoredEvent[]): WriteResult {
-  const byStream = new Map<string, StoredEvent[]>();
-  for (const e of events) byStream.set(e.streamId, [...(byStream.get(e.streamId) ?? []), e]);
-  const describe = (streamId: string, list: StoredEvent[]) => ({
-    id: idOfStream(streamId),
-    version: Math.max(...list.map((e) => e.version)),
-    position: Math.max(...list.map((e) => e.position)),
-  });
-  const main = describe(mainStreamId, byStream.get(mainStreamId) ?? []);
-  const affected = [...byStream.entries()]
-    .filter(([streamId]) => streamId !== mainStreamId && !streamId.startsWith("key-"))
-    .map(([streamId, list]) => describe(streamId, list));
-  return {
-    ...main,
-    position: Math.max(...events.map((e) => e.position)),
-    ...(affected.length > 0 ? { affected } : {}),
-  };
-}
-
-/** The id a write reports for a stream: the uuid in its name (a tenant's stream: one derived from the tenant). */
-export function idOfStream(streamId: string): string {
-  const id = streamId.slice(streamId.indexOf("-") + 1);
-  return streamId.startsWith("tenant-") ? uuidFromName("cairn-tenant", id) : id;
 }

@@ -10,12 +10,13 @@ import {
   type WriteResult,
 } from "@cairn/contracts";
 import { isVersionConflictError } from "@cairn/event-store";
-import { canReview, canSee } from "../domain/access.ts";
+import { canSee } from "@cairn/memory-model";
 import { decideKey, evolveKey, initialKeyState, type KeyState } from "../domain/key-stream.ts";
 import { bodyWithChanges } from "../domain/memory-body.ts";
-import { decideMemory, foldMemory } from "../domain/memory-stream.ts";
+import { decideMemory } from "../domain/memory-stream.ts";
 import { decideTenantSettings, evolveTenant, initialTenantState } from "../domain/tenant-stream.ts";
-import { type CommandContext, idOfStream } from "./command-context.ts";
+import { type CommandContext, foldStream } from "./command-context.ts";
+import { idOfStream } from "./command-ids.ts";
 import {
   createInTier,
   deleteMemory,
@@ -25,6 +26,7 @@ import {
   supersedeMemory,
   transition,
 } from "./memory-commands.ts";
+import { requireReviewer } from "./require-reviewer.ts";
 
 export type IngestHandler<N extends IngestCommandName> = (
   ctx: CommandContext,
@@ -33,16 +35,9 @@ export type IngestHandler<N extends IngestCommandName> = (
 
 export type IngestHandlers = { [N in IngestCommandName]: IngestHandler<N> };
 
-function requireReviewer(ctx: CommandContext, what: string): void {
-  if (canReview(ctx.principal)) return;
-  throw new CairnError("forbidden", `${what} needs a reviewer, an admin or the tenant's primary agent`, {
-    hint: "leave it for review; an agent proposes, a reviewer decides",
-  });
-}
-
 async function promoteProposal(ctx: CommandContext, command: IngestCommand<"proposal.promote">) {
-  requireReviewer(ctx, "promoting a proposal");
-  const proposal = await ctx.loadMemoryToChange(command.id);
+  const proposal = await ctx.loadMemory(command.id);
+  requireReviewer(ctx, "promoting a proposal", proposal.doc);
   ctx.checkVersion(proposal.doc, command.expectedVersion);
   const memoryId = ctx.newId("memory");
   const events = decideMemory(proposal, { type: "promote", memoryId });
@@ -83,7 +78,7 @@ async function recordRecalls(ctx: CommandContext, command: IngestCommand<"recall
   const ids = [...new Set(command.memoryIds)];
   const streams = await ctx.store.readStreams(ids.map((id) => streamIdFor("memory", id)));
   const missing = ids.filter((id) => {
-    const state = foldMemory(streams.get(streamIdFor("memory", id)) ?? []);
+    const state = foldStream(streams.get(streamIdFor("memory", id)) ?? []);
     return !state.exists || !canSee(state.doc, ctx.principal);
   });
   if (missing.length > 0) {
@@ -203,8 +198,8 @@ export const ingestHandlers: IngestHandlers = {
   "proposal.submit": (ctx, c) => createInTier(ctx, "proposal", c.proposal),
   "proposal.revise": (ctx, c) => reviseInTier(ctx, "proposal", c),
   "proposal.promote": promoteProposal,
-  "proposal.reject": (ctx, c) => {
-    requireReviewer(ctx, "rejecting a proposal");
+  "proposal.reject": async (ctx, c) => {
+    requireReviewer(ctx, "rejecting a proposal", (await ctx.loadMemory(c.id)).doc);
     return transition(ctx, c, { type: "reject", reason: c.reason });
   },
   "handoff.open": (ctx, c) => createInTier(ctx, "handoff", c.handoff),

@@ -1,12 +1,10 @@
 // The maintenance commands through NATS against real Postgres: consolidate, forget and purge
 // in two steps, and the run record.
 import { randomUUID } from "node:crypto";
-import { requestRpc } from "@cairn/bus";
 import {
   CairnError,
   type MaintenanceCommandName,
   type MemoryDocument,
-  maintenanceCommandSubject,
   openSealedEvents,
   type PlanResult,
   streamIdFor,
@@ -15,8 +13,8 @@ import {
 import { createMemoryKeyStore } from "@cairn/event-store";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
-import { foldMemory } from "../domain/memory-stream.ts";
 import { admin, alice, type IngestUnderTest, startIngestUnderTest } from "../testing/ingest-under-test.ts";
+import { foldStream } from "./command-context.ts";
 
 const test = infraTest.extend("ingest", async ({ databaseUrl, nats }, { onCleanup }) => {
   const ingest = await startIngestUnderTest(databaseUrl, nats.url, { CAIRN_METRICS_PORT: "off" });
@@ -29,13 +27,13 @@ function send<T = WriteResult>(
   name: MaintenanceCommandName,
   payload: Record<string, unknown>,
 ): Promise<T> {
-  return requestRpc<T>(ingest.client, maintenanceCommandSubject(name), payload, { timeoutMs: 15_000 });
+  return ingest.send<T>(name, payload);
 }
 
 async function documentOf(ingest: IngestUnderTest, id: string): Promise<MemoryDocument> {
   // The log holds memory text sealed; open it with the memory's content key.
   const events = await ingest.store.readStream(streamIdFor("memory", id));
-  const state = foldMemory(await openSealedEvents(events, createMemoryKeyStore(ingest.pool)));
+  const state = foldStream(await openSealedEvents(events, createMemoryKeyStore(ingest.pool)));
   if (!state.exists) throw new Error(`no memory ${id}`);
   return state.doc;
 }

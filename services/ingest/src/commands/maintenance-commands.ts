@@ -10,11 +10,12 @@ import {
   streamIdFor,
   type WriteResult,
 } from "@cairn/contracts";
-import { canReview } from "../domain/access.ts";
+
 import { bodyFromInput } from "../domain/memory-body.ts";
 import { decideMemory, type MemoryState } from "../domain/memory-stream.ts";
 import type { CommandContext, PlannedAppend } from "./command-context.ts";
 import { item, planOrVerify, recordNew, requireScope } from "./memory-commands.ts";
+import { requireReviewer } from "./require-reviewer.ts";
 
 type Existing = MemoryState & { exists: true };
 
@@ -24,13 +25,6 @@ export type MaintenanceHandlers = {
     command: MaintenanceCommand<N>,
   ) => Promise<WriteResult | PlanResult>;
 };
-
-function requireReviewer(ctx: CommandContext, what: string): void {
-  if (canReview(ctx.principal)) return;
-  throw new CairnError("forbidden", `${what} needs a reviewer, an admin or the tenant's primary agent`, {
-    hint: "maintenance runs these as the tenant's admin; ask an admin to run the job",
-  });
-}
 
 function requireAdmin(ctx: CommandContext, what: string): void {
   if (ctx.principal.role === "admin") return;

@@ -11,7 +11,7 @@ import {
   type Tier,
   type WriteResult,
 } from "@cairn/contracts";
-import { canWriteScope } from "../domain/access.ts";
+import { canWriteScope } from "@cairn/memory-model";
 import { bodyFromInput, changesToBody, slotOf } from "../domain/memory-body.ts";
 import {
   decideMemory,

@@ -1,12 +1,11 @@
 // Memory text reaches the log sealed with the memory's content key (crypto-shredding): the
 // log and what the relay publishes hold no plain text, ingest itself still reads it.
-import { requestRpc } from "@cairn/bus";
-import { type MemoryDocument, openSealedEvents, remoteContentKeyring, streamIdFor } from "@cairn/contracts";
+import { type MemoryDocument, openSealedEvents, streamIdFor } from "@cairn/contracts";
 import { createMemoryKeyStore } from "@cairn/event-store";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
-import { foldMemory } from "../domain/memory-stream.ts";
 import { alice, startIngestUnderTest } from "../testing/ingest-under-test.ts";
+import { foldStream } from "./command-context.ts";
 
 const test = infraTest.extend("ingest", async ({ databaseUrl, nats }, { onCleanup }) => {
   const ingest = await startIngestUnderTest(databaseUrl, nats.url, { CAIRN_METRICS_PORT: "off" });
@@ -42,31 +41,11 @@ describe("ingest: sealed memory text", () => {
     expect(rows.some((r: { data: string }) => r.data.includes("Greta"))).toBe(false);
 
     const keys = createMemoryKeyStore(ingest.pool);
-    const state = foldMemory(await openSealedEvents(events, keys));
+    const state = foldStream(await openSealedEvents(events, keys));
     expect(state.exists).toBe(true);
     const doc = (state as { doc: MemoryDocument }).doc;
     expect(doc.content).toBe(`${content} She is away in August.`);
     expect(doc.title).toBe("Billing export owner");
     expect(doc.entities.map((e) => e.text)).toContain("Greta Lindqvist");
-  });
-
-  test("ranking-style readers get the keys over the bus, and a destroyed key as destroyed", async ({
-    ingest,
-  }) => {
-    const created = await ingest.send("memory.create", {
-      principal: alice,
-      memory: { slot: "bus-keys", content: "Text only its key opens." },
-    });
-    const keyring = remoteContentKeyring((subject, payload) =>
-      requestRpc(ingest.client, subject, payload, { timeoutMs: 10_000 }),
-    );
-    const events = await ingest.store.readStream(streamIdFor("memory", created.id));
-    const opened = await openSealedEvents(events, keyring);
-    expect(opened[0]?.data).toMatchObject({ content: "Text only its key opens." });
-
-    await createMemoryKeyStore(ingest.pool).shred([created.id]);
-    expect((await keyring.keysFor([created.id])).get(created.id)?.state).toBe("shredded");
-    const gone = await openSealedEvents(events, keyring);
-    expect(gone[0]?.data).toMatchObject({ content: "", title: "" });
   });
 });

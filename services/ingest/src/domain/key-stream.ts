@@ -1,7 +1,7 @@
 // Key streams (`key-<keyId>`): the associative graph's keys. A key's id is derived from its
 // tenant and normalised label, so the same concept written by two agents is one key without
 // any lookup or reservation.
-import { CairnError, type CairnEvent, type Entity, type KeyType, type StoredEvent } from "@cairn/contracts";
+import { CairnError, type CairnEvent, type KeyType, type StoredEvent } from "@cairn/contracts";
 
 export type KeyState =
   | { exists: false }
@@ -15,15 +15,6 @@ export type KeyState =
     };
 
 export const initialKeyState: KeyState = { exists: false };
-
-/** Names of people, places, organisations and products are proper nouns; code identifiers are names. */
-export function keyTypeFor(label: string, entities: readonly Entity[]): KeyType {
-  const match = entities.find((e) => e.text.toLowerCase() === label.toLowerCase());
-  if (!match) return "concept";
-  if (match.type === "code" || match.type === "ticker") return "name";
-  if (match.type === "term" || match.type === "url") return "concept";
-  return "proper_noun";
-}
 
 export function evolveKey(state: KeyState, stored: StoredEvent): KeyState {
   const event = { type: stored.type, data: stored.data } as Extract<

@@ -1,21 +1,21 @@
-// A memory stream (tiers memory, proposal and handoff): its state, folded from its events
-// by `evolveMemory`, and `decideMemory`, which turns a decision into new events or refuses
-// it. Both are pure; the command handlers do the I/O around them.
-//
-// Lifecycles:
-//   memory    active → superseded | archived | deleted; archived | deleted → active (restore);
-//             deleted → purged (content key destroyed; final: status stays deleted, text empty)
-//   proposal  pending → promoted | rejected
-//   handoff   active → completed
+// A memory stream (tiers memory, proposal and handoff): its state, folded from its events by
+// the memory model's one fold, and `decideMemory`, which turns a decision into new events or
+// refuses it (the lifecycles are the memory model's). Both are pure; the command handlers do
+// the I/O around them.
 import {
   CairnError,
   type CairnEvent,
   type EventData,
   type MemoryBody,
   type MemoryDocument,
-  type StoredEvent,
   type Tier,
 } from "@cairn/contracts";
+import {
+  evolveMemoryDocument,
+  type MemoryEvent,
+  recordedEventType,
+  revisedEventType,
+} from "@cairn/memory-model";
 
 export type MemoryState = { exists: false } | { exists: true; doc: MemoryDocument; position: number };
 
@@ -39,104 +39,16 @@ export type MemoryDecision =
   | { type: "reject"; reason: Reason }
   | { type: "complete"; summary: Reason };
 
-type MemoryEvent = Extract<
-  CairnEvent,
-  {
-    type:
-      | "memory.recorded"
-      | "memory.revised"
-      | "memory.superseded"
-      | "memory.archived"
-      | "memory.deleted"
-      | "memory.restored"
-      | "memory.invalidated"
-      | "memory.verified"
-      | "memory.purged"
-      | "proposal.submitted"
-      | "proposal.revised"
-      | "proposal.promoted"
-      | "proposal.rejected"
-      | "handoff.opened"
-      | "handoff.updated"
-      | "handoff.completed";
-  }
->;
-
-const recordedType = {
-  memory: "memory.recorded",
-  proposal: "proposal.submitted",
-  handoff: "handoff.opened",
-} as const;
-const revisedType = {
-  memory: "memory.revised",
-  proposal: "proposal.revised",
-  handoff: "handoff.updated",
-} as const;
-const initialStatus = { memory: "active", proposal: "pending", handoff: "active" } as const;
-
-/** Applies one stored event of a memory stream to its state. */
-export function evolveMemory(state: MemoryState, stored: StoredEvent): MemoryState {
-  const event = { type: stored.type, data: stored.data } as MemoryEvent;
-  const at = stored.meta.recordedAt;
-  const next = (doc: MemoryDocument): MemoryState => ({
+/** Applies one event of a memory stream to its state: the memory model's fold, and where it stands in the log. */
+export function evolveMemory(state: MemoryState, event: MemoryEvent): MemoryState {
+  return {
     exists: true,
-    doc: { ...doc, version: stored.version, updatedAt: at },
-    position: stored.position,
-  });
-  if (
-    event.type === "memory.recorded" ||
-    event.type === "proposal.submitted" ||
-    event.type === "handoff.opened"
-  ) {
-    return next({
-      ...event.data,
-      status: initialStatus[event.data.tier],
-      tenant: stored.meta.tenant,
-      invalidAt: null,
-      verifiedAt: null,
-      supersededBy: null,
-      promotedTo: null,
-      version: stored.version,
-      createdAt: at,
-      updatedAt: at,
-    });
-  }
-  if (!state.exists) return state;
-  const doc = state.doc;
-  switch (event.type) {
-    case "memory.revised":
-    case "proposal.revised":
-    case "handoff.updated":
-      return next({ ...doc, ...event.data });
-    case "memory.superseded":
-      return next({ ...doc, status: "superseded", supersededBy: event.data.supersededBy });
-    case "memory.archived":
-      return next({ ...doc, status: "archived" });
-    case "memory.deleted":
-      return next({ ...doc, status: "deleted" });
-    case "memory.restored":
-      return next({ ...doc, status: "active" });
-    case "memory.invalidated":
-      return next({ ...doc, invalidAt: event.data.invalidAt });
-    case "memory.verified":
-      return next({ ...doc, verifiedAt: event.data.verifiedAt });
-    case "memory.purged":
-      // The sealed text cannot be opened any more; the state says so instead of holding noise.
-      return next({ ...doc, content: "", title: "", entities: [], purgedAt: at });
-    case "proposal.promoted":
-      return next({ ...doc, status: "promoted", promotedTo: event.data.memoryId });
-    case "proposal.rejected":
-      return next({ ...doc, status: "rejected" });
-    case "handoff.completed":
-      return next({ ...doc, status: "completed" });
-    default: {
-      const unknown: never = event;
-      throw new Error(`not a memory event: ${(unknown as { type: string }).type}`);
-    }
-  }
+    doc: evolveMemoryDocument(state.exists ? state.doc : null, event),
+    position: event.position,
+  };
 }
 
-export function foldMemory(events: readonly StoredEvent[]): MemoryState {
+export function foldMemory(events: readonly MemoryEvent[]): MemoryState {
   return events.reduce(evolveMemory, initialMemoryState);
 }
 
@@ -182,7 +94,7 @@ export function decideMemory(state: MemoryState, decision: MemoryDecision): Cair
         hint: "update it instead, with its current version",
       });
     }
-    return [{ type: recordedType[decision.record.tier], data: decision.record }];
+    return [{ type: recordedEventType[decision.record.tier], data: decision.record }];
   }
   if (!state.exists) throw new CairnError("not_found", "no such memory");
   const doc = state.doc;
@@ -203,7 +115,7 @@ export function decideMemory(state: MemoryState, decision: MemoryDecision): Cair
       }
       const changes = changedFields(doc, decision.changes);
       if (Object.keys(changes).length === 0) return [];
-      return [{ type: revisedType[doc.tier], data: changes }];
+      return [{ type: revisedEventType[doc.tier], data: changes }];
     }
     case "supersede":
       requireTier(doc, "memory", "supersede");

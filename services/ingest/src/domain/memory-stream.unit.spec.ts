@@ -1,4 +1,5 @@
 import { CairnError, type CairnEvent, type StoredEvent, type Tier } from "@cairn/contracts";
+import type { MemoryEvent } from "@cairn/memory-model";
 import { describe, expect, test } from "vitest";
 import {
   decideMemory,
@@ -62,7 +63,7 @@ function given(...events: CairnEvent[]) {
       recordedAt: `2026-01-0${i + 1}T00:00:00.000Z`,
     },
   }));
-  const state: MemoryState = foldMemory(stored);
+  const state: MemoryState = foldMemory(stored as MemoryEvent[]);
   return {
     state,
     when(decision: MemoryDecision) {

@@ -1,11 +1,12 @@
 // Test support: the ingest service started in this process against a real Postgres database
 // and NATS server, and a client that sends commands the way the gateway does.
-import { requestRpc } from "@cairn/bus";
+import { call } from "@cairn/bus";
 import {
-  type IngestCommandName,
-  ingestSubject,
+  type CommandName,
+  commandRpc,
   type PlanResult,
   type Principal,
+  type RpcDefinition,
   type WriteResult,
 } from "@cairn/contracts";
 import { createDatabasePool, createEventStore, type EventStore, migrateToLatest } from "@cairn/event-store";
@@ -13,15 +14,15 @@ import { type ServiceHandle, startService } from "@cairn/service-runtime";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import type pg from "pg";
-import { ingestService } from "../ingest-service.ts";
+import { createIngestService } from "../ingest-service.ts";
 
 export type IngestUnderTest = {
   service: ServiceHandle;
   client: NatsConnection;
   pool: pg.Pool;
   store: EventStore;
-  send<T = WriteResult>(name: IngestCommandName, payload: Record<string, unknown>): Promise<T>;
-  plan(name: IngestCommandName, payload: Record<string, unknown>): Promise<PlanResult>;
+  send<T = WriteResult>(name: CommandName, payload: Record<string, unknown>): Promise<T>;
+  plan(name: CommandName, payload: Record<string, unknown>): Promise<PlanResult>;
   stop(): Promise<void>;
 };
 
@@ -37,7 +38,7 @@ export async function startIngestUnderTest(
   env: Record<string, string> = {},
 ): Promise<IngestUnderTest> {
   await migrateToLatest(databaseUrl);
-  const service = await startService(ingestService, {
+  const service = await startService(createIngestService(), {
     CAIRN_DATABASE_URL: databaseUrl,
     CAIRN_NATS_URL: natsUrl,
     CAIRN_LOG_LEVEL: "silent",
@@ -53,14 +54,15 @@ export async function startIngestUnderTest(
     client,
     pool,
     store,
-    send: (name, payload) => requestRpc(client, ingestSubject(name), payload, { timeoutMs: 15_000 }),
+    send: <T>(name: CommandName, payload: Record<string, unknown>) =>
+      call(client, commandRpc(name) as RpcDefinition, payload, { timeoutMs: 15_000 }) as Promise<T>,
     plan: (name, payload) =>
-      requestRpc<PlanResult>(
+      call(
         client,
-        ingestSubject(name),
+        commandRpc(name) as RpcDefinition,
         { ...payload, dryRun: true },
         { timeoutMs: 15_000 },
-      ),
+      ) as Promise<PlanResult>,
     async stop() {
       await client.close();
       await service.stop();

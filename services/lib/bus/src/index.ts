@@ -8,5 +8,5 @@ export {
   eventDuplicateWindowMs,
   eventHeaderNames,
 } from "./ensure-event-stream.ts";
-export type { RequestOptions, RpcHandler, ServeRpcOptions } from "./rpc.ts";
-export { requestRpc, serveRpc } from "./rpc.ts";
+export type { RequestOptions, ServeOptions } from "./rpc.ts";
+export { call, serve } from "./rpc.ts";

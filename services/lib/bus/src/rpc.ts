@@ -1,4 +1,14 @@
-import { CairnError, type ErrorBody, isCairnError, RpcReplySchema } from "@cairn/contracts";
+import {
+  CairnError,
+  type ErrorBody,
+  isCairnError,
+  parseRequest,
+  type RpcDefinition,
+  type RpcParsedRequest,
+  type RpcReplyData,
+  RpcReplySchema,
+  type RpcRequest,
+} from "@cairn/contracts";
 import {
   createSecondsHistogram,
   extractTraceContext,
@@ -20,15 +30,16 @@ const handled = createSecondsHistogram(
   "Requests a service answered over NATS, by subject and reply code (ok or the error code)",
 );
 
-export type RpcHandler<S extends z.ZodType, R> = (request: z.infer<S>, msg: Msg) => Promise<R> | R;
+type RawHandler = (request: unknown, msg: Msg) => Promise<unknown> | unknown;
 
-export type ServeRpcOptions<S extends z.ZodType, R> = {
+type ServeRawOptions = {
   subject: string;
-  /** Copies of a service share one queue group so a request reaches exactly one of them. */
-  queue?: string;
-  schema: S;
-  handler: RpcHandler<S, R>;
-  logger?: Logger;
+  queue?: string | undefined;
+  schema: z.ZodType;
+  /** Checks the handler's answer before it is sent (the definition's reply schema). */
+  reply?: z.ZodType | undefined;
+  handler: RawHandler;
+  logger?: Logger | undefined;
 };
 
 /** The tenant and agent a request is made for (its `principal`), when it names one. */
@@ -51,10 +62,7 @@ function toErrorBody(error: unknown): ErrorBody {
  * and replies with the `{ ok, data | error }` envelope. The request's tenant and agent go
  * on the span (`cairn.tenant`, `cairn.agent`) and on every log line written while it runs.
  */
-export function serveRpc<S extends z.ZodType, R>(
-  nc: NatsConnection,
-  options: ServeRpcOptions<S, R>,
-): Subscription {
+function serveRaw(nc: NatsConnection, options: ServeRawOptions): Subscription {
   const { subject, schema, handler, logger } = options;
   return nc.subscribe(subject, {
     ...(options.queue ? { queue: options.queue } : {}),
@@ -79,16 +87,21 @@ export function serveRpc<S extends z.ZodType, R>(
             } catch (cause) {
               throw new CairnError("validation_failed", "the request body is not valid JSON", { cause });
             }
-            const parsed = schema.safeParse(payload);
-            if (!parsed.success) {
-              throw new CairnError("validation_failed", "the request does not match its schema", {
-                details: { issues: parsed.error.issues },
-              });
-            }
-            who = principalOf(parsed.data);
+            const request = parseRequest(`the request on ${subject}`, schema, payload);
+            who = principalOf(request);
             if (who.tenant) span.setAttribute("cairn.tenant", who.tenant);
             if (who.agent) span.setAttribute("cairn.agent", who.agent);
-            const data = await withLogFields(who, () => handler(parsed.data, msg));
+            const data = await withLogFields(who, () => handler(request, msg));
+            if (options.reply) {
+              const checked = options.reply.safeParse(data ?? null);
+              if (!checked.success) {
+                logger?.error(
+                  { subject, issues: checked.error.issues.slice(0, 3) },
+                  "reply does not match its contract",
+                );
+                throw new CairnError("internal", `the reply on ${subject} does not match its contract`);
+              }
+            }
             reply = JSON.stringify({ ok: true, data: data ?? null });
           } catch (error) {
             const body = toErrorBody(error);
@@ -117,12 +130,12 @@ export type RequestOptions = { timeoutMs?: number };
  * Sends a request and returns the reply's data; an error reply is thrown as a
  * `CairnError` with its code, no responder as `unavailable`, no answer in time as `timeout`.
  */
-export async function requestRpc<T = unknown>(
+async function requestRaw(
   nc: NatsConnection,
   subject: string,
   payload: unknown,
   options: RequestOptions = {},
-): Promise<T> {
+): Promise<unknown> {
   return tracer.startActiveSpan(`rpc ${subject}`, { kind: SpanKind.CLIENT }, async (span) => {
     span.setAttribute("messaging.system", "nats");
     span.setAttribute("messaging.destination.name", subject);
@@ -149,7 +162,7 @@ export async function requestRpc<T = unknown>(
       }
       const reply = RpcReplySchema.parse(msg.json());
       if (!reply.ok) throw CairnError.fromBody(reply.error);
-      return reply.data as T;
+      return reply.data;
     } catch (error) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
       throw error;
@@ -157,4 +170,53 @@ export async function requestRpc<T = unknown>(
       span.end();
     }
   });
+}
+
+export type ServeOptions = {
+  /** Copies of a service share one queue group so a request reaches exactly one of them. */
+  queue?: string | undefined;
+  logger?: Logger | undefined;
+};
+
+/**
+ * Answers the requests of one declared RPC: the request is validated against its schema
+ * (`validation_failed` otherwise) and the handler's answer against the reply schema (a reply
+ * that does not match is an `internal` error, logged, never sent).
+ */
+export function serve<D extends RpcDefinition>(
+  nc: NatsConnection,
+  definition: D,
+  handler: (request: RpcParsedRequest<D>, msg: Msg) => Promise<RpcReplyData<D>> | RpcReplyData<D>,
+  options: ServeOptions = {},
+): Subscription {
+  return serveRaw(nc, {
+    subject: definition.subject,
+    queue: options.queue,
+    schema: definition.request,
+    reply: definition.reply,
+    handler: handler as RawHandler,
+    logger: options.logger,
+  });
+}
+
+/**
+ * Calls one declared RPC: the request is checked before it is sent (with the same rule and
+ * error codes the server uses) and the reply's data against the reply schema before it is
+ * returned, so no caller works on an unchecked shape.
+ */
+export async function call<D extends RpcDefinition>(
+  nc: NatsConnection,
+  definition: D,
+  request: RpcRequest<D>,
+  options: RequestOptions = {},
+): Promise<RpcReplyData<D>> {
+  parseRequest(`the request on ${definition.subject}`, definition.request, request);
+  const data = await requestRaw(nc, definition.subject, request, options);
+  const reply = definition.reply.safeParse(data);
+  if (!reply.success) {
+    throw new CairnError("internal", `the reply on ${definition.subject} does not match its contract`, {
+      details: { issues: reply.error.issues.slice(0, 5) },
+    });
+  }
+  return reply.data as RpcReplyData<D>;
 }

@@ -9,8 +9,10 @@ import {
 } from "./append-to-streams.ts";
 import { findEvents } from "./find-events.ts";
 import { lastCommittedPosition, lastPosition } from "./last-position.ts";
+import { positionAt } from "./position-at.ts";
 import { readAll } from "./read-all.ts";
 import { readStream, readStreams } from "./read-stream.ts";
+import { readTenantMemories } from "./read-tenant-memories.ts";
 
 export type AppendToStreamInput = {
   streamId: string;
@@ -41,6 +43,10 @@ export interface EventStore {
   lastCommittedPosition(): Promise<number>;
   /** The stored events with these ids, in log order (ids not in the log are left out). */
   findEvents(eventIds: readonly string[]): Promise<StoredEvent[]>;
+  /** The last position committed at or before a time (0 before the first event). */
+  positionAt(time: string): Promise<number>;
+  /** Events up to a position of the memory streams a tenant could see (its own and global ones). */
+  readTenantMemories(tenant: string, position: number): Promise<StoredEvent[]>;
 }
 
 export function createEventStore(pool: pg.Pool): EventStore {
@@ -56,5 +62,7 @@ export function createEventStore(pool: pg.Pool): EventStore {
     lastPosition: () => lastPosition(pool),
     lastCommittedPosition: () => lastCommittedPosition(pool),
     findEvents: (eventIds) => findEvents(pool, eventIds),
+    positionAt: (time) => positionAt(pool, time),
+    readTenantMemories: (tenant, position) => readTenantMemories(pool, tenant, position),
   };
 }

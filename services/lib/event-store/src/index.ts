@@ -18,8 +18,10 @@ export type { MemoryKeyStore } from "./memory-keys.ts";
 export { createMemoryKeyStore } from "./memory-keys.ts";
 export type { MigrationOutcome } from "./migrate-to-latest.ts";
 export { migrateToLatest, migrationFolder } from "./migrate-to-latest.ts";
+export { positionAt } from "./position-at.ts";
 export { readAll } from "./read-all.ts";
 export { readStream, readStreams } from "./read-stream.ts";
+export { readTenantMemories } from "./read-tenant-memories.ts";
 
 /** The channel an append notifies on commit (payload empty): LISTEN to wake a reader. */
 export const appendNotificationChannel = "cairn_events";

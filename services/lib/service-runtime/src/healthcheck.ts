@@ -1,7 +1,7 @@
 // Container health check: exits 0 when the named service answers its NATS health request
 // with every dependency up. Usage: node healthcheck.ts <service>
-import { connectBus, requestRpc } from "@cairn/bus";
-import { type HealthReply, healthSubject, serviceNames } from "@cairn/contracts";
+import { call, connectBus } from "@cairn/bus";
+import { healthRpc, serviceNames } from "@cairn/contracts";
 import { baseEnvSchema, parseEnv } from "./base-env.ts";
 
 const service = process.argv[2];
@@ -17,7 +17,7 @@ try {
     name: `healthcheck-${name}`,
     connectTimeoutMs: 3000,
   });
-  const reply = await requestRpc<HealthReply>(nc, healthSubject(name), {}, { timeoutMs: 3000 });
+  const reply = await call(nc, healthRpc(name), {}, { timeoutMs: 3000 });
   await nc.close();
   console.log(JSON.stringify(reply));
   process.exit(reply.ok ? 0 : 1);

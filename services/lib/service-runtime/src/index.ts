@@ -1,5 +1,6 @@
 export type { BaseEnv } from "./base-env.ts";
 export { baseEnvSchema, parseEnv } from "./base-env.ts";
+export { isDependencyFailure, reportOutage } from "./dependency-failure.ts";
 export type {
   DependencyCheck,
   ServiceContext,

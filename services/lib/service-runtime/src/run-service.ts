@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { connectBus, serveRpc } from "@cairn/bus";
+import { connectBus, serve } from "@cairn/bus";
 import {
   type DependencyState,
   type HealthReply,
-  healthSubject,
+  healthRpc,
   queueGroup,
   type ServiceName,
 } from "@cairn/contracts";
 import { createLogger, initMetrics, initTracing, type Logger, type Metrics } from "@cairn/telemetry";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { z } from "zod";
+import type { z } from "zod";
 import { type BaseEnv, baseEnvSchema, parseEnv } from "./base-env.ts";
 
 export type DependencyCheck = () => Promise<void>;
@@ -115,11 +115,8 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
       dependencies,
     };
   };
-  const healthSub = serveRpc(nc, {
-    subject: healthSubject(definition.name),
+  const healthSub = serve(nc, healthRpc(definition.name), health, {
     queue: queueGroup(definition.name),
-    schema: z.object({}).loose(),
-    handler: health,
     logger,
   });
   logger.info({ version }, "service started");

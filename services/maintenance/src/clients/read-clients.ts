@@ -1,15 +1,8 @@
 // What maintenance asks the read side: memory signals from ranking (feedback, recalls,
 // depth, attention) and vector neighbours from search. Both answer for the tenant's
 // maintenance principal, which sees every memory of its tenant.
-import { requestRpc } from "@cairn/bus";
-import {
-  type CandidatesReply,
-  type MemorySignals,
-  type Principal,
-  rankingSubjects,
-  type SignalsReply,
-  searchSubjects,
-} from "@cairn/contracts";
+import { call } from "@cairn/bus";
+import { type MemorySignals, type Principal, rankingRpcs, searchRpcs } from "@cairn/contracts";
 import type { NatsConnection } from "@nats-io/nats-core";
 
 export type ReadClients = {
@@ -32,9 +25,9 @@ export function createReadClients(
       const out = new Map<string, MemorySignals>();
       const unique = [...new Set(ids)];
       for (let i = 0; i < unique.length; i += 500) {
-        const reply = await requestRpc<SignalsReply>(
+        const reply = await call(
           nc,
-          rankingSubjects.signals,
+          rankingRpcs.signals,
           {
             principal: options.principal,
             ids: unique.slice(i, i + 500),
@@ -49,9 +42,9 @@ export function createReadClients(
     async vectorNeighbours(text, k) {
       const query = text.slice(0, 4000).trim();
       if (query.length === 0) return [];
-      const reply = await requestRpc<CandidatesReply>(
+      const reply = await call(
         nc,
-        searchSubjects.candidates,
+        searchRpcs.candidates,
         { principal: options.principal, query, mode: "vector", candidateK: k },
         { timeoutMs: options.timeoutMs },
       );

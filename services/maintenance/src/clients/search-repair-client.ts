@@ -1,16 +1,16 @@
 // The search service's inventory and re-projection, for the doctor and the repair job.
-import { requestRpc } from "@cairn/bus";
+import { call } from "@cairn/bus";
 import {
   type InventoryDocument,
   type InventoryReply,
-  type ProjectionName,
   type ReprojectReply,
-  searchRepairSubjects,
+  type RetrieverName,
+  searchRpcs,
 } from "@cairn/contracts";
 import type { NatsConnection } from "@nats-io/nats-core";
 
 export type ReadModelInventory = {
-  projection: ProjectionName;
+  projection: RetrieverName;
   generation: number;
   position: number;
   documents: Map<string, InventoryDocument>;
@@ -19,15 +19,14 @@ export type ReadModelInventory = {
 export type SearchRepairClient = {
   /** Every document of a read model (all pages), or only the listed ids it holds. */
   inventory(
-    projection: ProjectionName,
+    projection: RetrieverName,
     options: { tenant?: string; ids?: string[] },
   ): Promise<ReadModelInventory>;
-  reproject(ids: readonly string[], projections?: ProjectionName[]): Promise<ReprojectReply>;
+  reproject(ids: readonly string[], projections?: RetrieverName[]): Promise<ReprojectReply>;
 };
 
 export function createSearchRepairClient(nc: NatsConnection, timeoutMs: number): SearchRepairClient {
-  const request = <T>(subject: string, payload: unknown) =>
-    requestRpc<T>(nc, subject, payload, { timeoutMs });
+  const timeout = { timeoutMs };
   return {
     async inventory(projection, options) {
       const documents = new Map<string, InventoryDocument>();
@@ -36,11 +35,12 @@ export function createSearchRepairClient(nc: NatsConnection, timeoutMs: number):
       const tenant = options.tenant === undefined ? {} : { tenant: options.tenant };
       if (options.ids) {
         for (let i = 0; i < options.ids.length; i += 1000) {
-          const page = await request<InventoryReply>(searchRepairSubjects.inventory, {
-            projection,
-            ...tenant,
-            ids: options.ids.slice(i, i + 1000),
-          });
+          const page = await call(
+            nc,
+            searchRpcs.inventory,
+            { projection, ...tenant, ids: options.ids.slice(i, i + 1000) },
+            timeout,
+          );
           ({ generation, position } = page);
           for (const d of page.documents) documents.set(d.id, d);
         }
@@ -49,12 +49,12 @@ export function createSearchRepairClient(nc: NatsConnection, timeoutMs: number):
       let cursor: string | null = null;
       let first = true;
       do {
-        const page: InventoryReply = await request<InventoryReply>(searchRepairSubjects.inventory, {
-          projection,
-          ...tenant,
-          limit: 2000,
-          ...(cursor ? { cursor } : {}),
-        });
+        const page: InventoryReply = await call(
+          nc,
+          searchRpcs.inventory,
+          { projection, ...tenant, limit: 2000, ...(cursor ? { cursor } : {}) },
+          timeout,
+        );
         // The position of the first page: documents changed later are compared leniently.
         if (first) ({ generation, position } = page);
         first = false;
@@ -66,10 +66,12 @@ export function createSearchRepairClient(nc: NatsConnection, timeoutMs: number):
     async reproject(ids, projections) {
       const replies: ReprojectReply = { projections: [] };
       for (let i = 0; i < ids.length; i += 500) {
-        const reply = await request<ReprojectReply>(searchRepairSubjects.reproject, {
-          ids: ids.slice(i, i + 500),
-          ...(projections ? { projections } : {}),
-        });
+        const reply = await call(
+          nc,
+          searchRpcs.reproject,
+          { ids: ids.slice(i, i + 500), ...(projections ? { projections } : {}) },
+          timeout,
+        );
         replies.projections.push(...reply.projections);
       }
       return replies;

@@ -2,7 +2,7 @@ import type { DoctorReport } from "@cairn/contracts";
 import { describe, expect, it } from "vitest";
 import type { ReadModelInventory } from "../clients/search-repair-client.ts";
 import type { MemoryCard } from "../view/memory-card.ts";
-import { compareWithLog } from "./build-doctor-report.ts";
+import { compareWithLog } from "./check-drift.ts";
 import { doctorReportMarkdown } from "./format-doctor-report.ts";
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
@@ -72,7 +72,17 @@ describe("the doctor's markdown", () => {
       ],
       log: { position: 10 },
       relay: { checkpoint: 10, backlog: 0 },
-      projections: [{ name: "search.lexical", position: 10, lag: 0 }],
+      projections: [
+        {
+          name: "search.lexical",
+          service: "search",
+          generation: 1,
+          position: 10,
+          lag: 0,
+          deadLetters: 0,
+          rebuilding: null,
+        },
+      ],
       consumers: [{ name: "search-lexical", pending: 0, ackPending: 0, redelivered: 0 }],
       deadLetters: [],
       drift: [

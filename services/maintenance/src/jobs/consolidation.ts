@@ -5,7 +5,7 @@
 import { limits, type MaintenanceAction, type MemorySignals } from "@cairn/contracts";
 import { extractiveSummary } from "../summary/extractive-summary.ts";
 import { jaccard } from "../text/text-features.ts";
-import { cardWords, type MemoryCard } from "../view/memory-card.ts";
+import { cardWords, levelOf, type MemoryCard } from "../view/memory-card.ts";
 import {
   ageDays,
   domainOf,
@@ -24,7 +24,7 @@ export function features(card: MemoryCard): Set<string> {
     ...cardWords(card),
     ...card.keys.map((k) => `key:${k.toLowerCase()}`),
     ...card.tags.map((t) => `tag:${t}`),
-    ...card.entities.map((e) => `entity:${e}`),
+    ...card.entityWords.map((e) => `entity:${e}`),
   ]);
 }
 
@@ -124,7 +124,7 @@ export const consolidation: Job<"consolidation"> = async (ctx) => {
 
 async function safeSignals(ctx: JobContext, ids: string[]): Promise<Map<string, MemorySignals>> {
   try {
-    return await ctx.read.signals(ids, ctx.view.position());
+    return await ctx.read.signals(ids, ctx.view.position);
   } catch (error) {
     // Without signals the oldest member gives its slot; the grouping does not depend on them.
     ctx.logger.warn(
@@ -169,7 +169,7 @@ async function consolidateGroup(
     (a, b) =>
       strength(signals.get(b.id)) - strength(signals.get(a.id)) || a.createdAt.localeCompare(b.createdAt),
   )[0] as MemoryCard;
-  const level = Math.max(...members.map((m) => m.level)) + 1;
+  const level = Math.max(...members.map(levelOf)) + 1;
   const base: MaintenanceAction = {
     action: "consolidate",
     ids: members.map((m) => m.id),

@@ -96,7 +96,7 @@ export const dedup: Job<"dedup"> = async (ctx) => {
   }
   if (pairs.length === 0) return result;
   const signals = await ctx.read
-    .signals([...new Set(pairs.flatMap((x) => [x.a.id, x.b.id]))], ctx.view.position())
+    .signals([...new Set(pairs.flatMap((x) => [x.a.id, x.b.id]))], ctx.view.position)
     .catch(() => new Map<string, MemorySignals>());
   const resolved = new Set<string>();
   let index = 0;

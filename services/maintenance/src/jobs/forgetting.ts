@@ -69,7 +69,7 @@ export const forgetting: Job<"forgetting"> = async (ctx) => {
   // No signals, no forgetting: an unreachable ranking fails the run instead of guessing.
   const signals = await ctx.read.signals(
     candidates.map((c) => c.id),
-    ctx.view.position(),
+    ctx.view.position,
   );
   const chosen: { card: MemoryCard; reasons: string[] }[] = [];
   for (const card of candidates) {

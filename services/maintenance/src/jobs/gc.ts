@@ -16,7 +16,7 @@ export function purgeable(cards: readonly MemoryCard[], olderThanDays: number, n
       (c) =>
         c.tier === "memory" &&
         c.status === "deleted" &&
-        c.purgedAt === null &&
+        !c.purgedAt &&
         ageDays(c.statusChangedAt, now) >= olderThanDays,
     )
     .sort((a, b) => a.id.localeCompare(b.id));
@@ -24,7 +24,7 @@ export function purgeable(cards: readonly MemoryCard[], olderThanDays: number, n
 
 export const gc: Job<"gc"> = async (ctx) => {
   const p = ctx.params;
-  const deleted = ctx.view.cards(ctx.tenant).filter((c) => c.tier === "memory" && c.status === "deleted");
+  const deleted = ctx.view.cards().filter((c) => c.tier === "memory" && c.status === "deleted");
   const chosen = purgeable(deleted, p.olderThanDays, ctx.now).slice(0, p.maxPerRun);
   const result: JobResult = { examined: deleted.length, actions: [], positions: [], token: null };
   if (chosen.length === 0) {

@@ -1,6 +1,7 @@
 // What a job gets to do its work, and what it answers. A job decides from the view (and the
 // read side's signals) and acts only through ingest commands, dry run first.
 import {
+  type CommandName,
   isCairnError,
   type MaintenanceAction,
   type MaintenanceJob,
@@ -9,12 +10,13 @@ import {
   type WriteResult,
 } from "@cairn/contracts";
 import type { Logger } from "@cairn/telemetry";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { IngestClient } from "../clients/ingest-client.ts";
 import type { ReadClients } from "../clients/read-clients.ts";
 import type { SearchRepairClient } from "../clients/search-repair-client.ts";
 import type { Summarizer } from "../summary/summarizer.ts";
 import type { MemoryText } from "../view/load-texts.ts";
-import type { MaintenanceView } from "../view/maintenance-view.ts";
+import type { MaintenanceView, TenantSnapshot } from "../view/maintenance-view.ts";
 import type { MemoryCard } from "../view/memory-card.ts";
 
 export type JobContext<J extends MaintenanceJob = MaintenanceJob> = {
@@ -26,10 +28,16 @@ export type JobContext<J extends MaintenanceJob = MaintenanceJob> = {
   now: Date;
   /** GC: the token of an earlier dry run, binding the exact set to purge. */
   token: string | undefined;
-  view: MaintenanceView;
+  /** The tenant's part of the maintenance view, as of the start of the run. */
+  view: TenantSnapshot;
+  /** The whole view, for what compares it with the read models as they move (repair). */
+  fullView: MaintenanceView;
   ingest: IngestClient;
   read: ReadClients;
   searchRepair: SearchRepairClient;
+  /** The bus, for asking other services (their projections' dead letters). */
+  nc: NatsConnection;
+  timeoutMs: number;
   loadTexts(ids: readonly string[]): Promise<Map<string, MemoryText>>;
   summarizer: Summarizer;
   progress(stage: string, done: number, total: number | null): void;
@@ -54,12 +62,12 @@ export function ageDays(since: string, now: Date): number {
 }
 
 /** Active, current memories (tier memory) of the tenant: what consolidation, dedup and forgetting consider. */
-export function liveMemories(ctx: JobContext, cards: readonly MemoryCard[] = ctx.view.cards(ctx.tenant)) {
+export function liveMemories(ctx: JobContext, cards: readonly MemoryCard[] = ctx.view.cards()) {
   return cards.filter(
     (c) =>
       c.tier === "memory" &&
       c.status === "active" &&
-      c.purgedAt === null &&
+      !c.purgedAt &&
       (c.invalidAt === null || Date.parse(c.invalidAt) > ctx.now.getTime()),
   );
 }
@@ -81,7 +89,7 @@ export function errorText(error: unknown): string {
 export async function planThenApply(
   ctx: JobContext,
   action: MaintenanceAction,
-  command: string,
+  command: CommandName,
   payload: Record<string, unknown>,
   step: string,
   positions: number[],

@@ -1,9 +1,10 @@
 // The decisions of the jobs, on cards and signals made up for the purpose.
 import type { MemorySignals } from "@cairn/contracts";
+import { eventLine, memoryRecord } from "@cairn/memory-model/testing";
 import { describe, expect, it } from "vitest";
 import { extractiveSummary } from "../summary/extractive-summary.ts";
 import { distinctTopicWords, shingles, sketch } from "../text/text-features.ts";
-import type { MemoryCard } from "../view/memory-card.ts";
+import { evolveCard, type MemoryCard } from "../view/memory-card.ts";
 import { groupSimilar } from "./consolidation.ts";
 import { keepOf, textDuplicates } from "./dedup.ts";
 import { decideForgetting } from "./forgetting.ts";
@@ -11,40 +12,39 @@ import { purgeable } from "./gc.ts";
 import { discoverSynonyms } from "./synonyms.ts";
 
 let n = 0;
-function card(content: string, extra: Partial<MemoryCard> = {}): MemoryCard {
+function card(
+  content: string,
+  extra: Partial<Omit<MemoryCard, "entities">> & { entities?: string[] } = {},
+): MemoryCard {
   n += 1;
+  const { entities = [], ...rest } = extra;
+  const line = eventLine(n * 100).stream(`00000000-0000-4000-8000-${String(n).padStart(12, "0")}`);
+  const id = `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+  const base = evolveCard(
+    undefined,
+    line.next(
+      "memory.recorded",
+      memoryRecord({
+        id,
+        agent: "alice",
+        slot: `slot-${n}`,
+        kind: "fact",
+        content,
+        contentHash: `h${n}`,
+        entities: entities.map((text) => ({ text, type: "product" as const })),
+      }),
+      `2026-01-${String((n % 28) + 1).padStart(2, "0")}T00:00:00.000Z`,
+    ),
+  );
   return {
-    id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
-    tenant: "acme",
-    tier: "memory",
-    status: "active",
-    kind: "fact",
-    scope: "team",
-    agent: "alice",
-    project: null,
-    slot: `slot-${n}`,
-    tags: [],
-    keys: [],
-    aliases: [],
-    entities: [],
-    sentiment: 0,
-    contentHash: `h${n}`,
-    createdAt: `2026-01-${String((n % 28) + 1).padStart(2, "0")}T00:00:00.000Z`,
+    ...base,
     updatedAt: "2026-01-01T00:00:00.000Z",
     statusChangedAt: "2026-01-01T00:00:00.000Z",
-    verifiedAt: null,
-    invalidAt: null,
-    supersededBy: null,
-    level: 1,
-    consolidatedFrom: [],
-    purgedAt: null,
-    version: 1,
     positions: [n],
-    titleWords: [],
     contentWords: distinctTopicWords(content),
     sketch: sketch(shingles(content)),
     contentChars: content.length,
-    ...extra,
+    ...rest,
   };
 }
 

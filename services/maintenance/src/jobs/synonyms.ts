@@ -46,7 +46,7 @@ export const synonyms: Job<"synonyms"> = async (ctx) => {
   const p = ctx.params;
   const live = liveMemories(ctx);
   const result: JobResult = { examined: live.length, actions: [], positions: [] };
-  const existing = ctx.view.synonyms(ctx.tenant);
+  const existing = ctx.view.synonyms();
   const grouped = (a: string, b: string) => existing.some((g) => g.includes(a) && g.includes(b));
   const found = discoverSynonyms(live, p)
     .filter((x) => !grouped(x.a, x.b))

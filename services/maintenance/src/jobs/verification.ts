@@ -6,7 +6,7 @@ export const verification: Job<"verification"> = async (ctx) => {
   const p = ctx.params;
   const cutoff = ctx.now.getTime() - p.reviewDays * 86_400_000;
   const active = ctx.view
-    .cards(ctx.tenant)
+    .cards()
     .filter((c) => c.tier === "memory" && c.status === "active" && p.kinds.includes(c.kind));
   const due = active.filter((c) => c.verifiedAt === null || Date.parse(c.verifiedAt) < cutoff);
   const result: JobResult = { examined: active.length, actions: [], positions: [] };

@@ -1,15 +1,12 @@
 // The maintenance service's requests: run a job now (admins of the tenant), the doctor's
 // report, and the scheduler's status. Every copy answers, in the maintenance queue group.
-import { serveRpc } from "@cairn/bus";
+import { serve } from "@cairn/bus";
 import {
   CairnError,
-  DoctorRequestSchema,
   type MaintenanceStatusReply,
-  MaintenanceStatusRequestSchema,
   maintenanceJobs,
-  maintenanceSubjects,
+  maintenanceRpcs,
   queueGroup,
-  RunMaintenanceRequestSchema,
 } from "@cairn/contracts";
 import type { Subscription } from "@nats-io/nats-core";
 import { buildDoctorReport, type DoctorDeps } from "../doctor/build-doctor-report.ts";
@@ -24,15 +21,13 @@ export type ServeDeps = RunnerDeps & {
 };
 
 export function serveMaintenance(deps: ServeDeps): Subscription[] {
-  const queue = queueGroup("maintenance");
   const { nc, logger } = deps;
+  const served = { queue: queueGroup("maintenance"), logger };
   return [
-    serveRpc(nc, {
-      subject: maintenanceSubjects.run,
-      queue,
-      schema: RunMaintenanceRequestSchema,
-      logger,
-      handler: async (request) => {
+    serve(
+      nc,
+      maintenanceRpcs.run,
+      async (request) => {
         if (request.principal.role !== "admin") {
           throw new CairnError("forbidden", "running maintenance needs an admin of the tenant", {
             hint: "ask an admin, or use `pnpm cairn maintenance <job>` on the deployment",
@@ -56,34 +51,29 @@ export function serveMaintenance(deps: ServeDeps): Subscription[] {
         if (!reply) throw new CairnError("internal", "the run did not start");
         return reply;
       },
-    }),
-    serveRpc(nc, {
-      subject: maintenanceSubjects.doctor,
-      queue,
-      schema: DoctorRequestSchema,
-      logger,
-      handler: (request) => buildDoctorReport(deps.doctor, request),
-    }),
-    serveRpc(nc, {
-      subject: maintenanceSubjects.status,
-      queue,
-      schema: MaintenanceStatusRequestSchema,
-      logger,
-      handler: async (request): Promise<MaintenanceStatusReply> => {
+      served,
+    ),
+    serve(nc, maintenanceRpcs.doctor, (request) => buildDoctorReport(deps.doctor, request), served),
+    serve(
+      nc,
+      maintenanceRpcs.status,
+      async (request): Promise<MaintenanceStatusReply> => {
         await deps.view.catchUp();
-        const tenants = request.tenant === undefined ? deps.view.tenants() : [request.tenant];
+        const tenants = request.tenant === undefined ? await deps.view.tenants() : [request.tenant];
+        const states = await Promise.all(tenants.map((t) => deps.view.tenantState(t)));
         return {
           instance: deps.instance,
           scheduler: deps.schedulerOn,
           running: [...runningNow.values()],
-          tenants: tenants.map((tenant) => ({
+          tenants: tenants.map((tenant, i) => ({
             tenant,
             jobs: maintenanceJobs.map((job) => {
-              const last = deps.view.lastRun(tenant, job);
-              const next = nextRunAt(deps, deps.schedules, tenant, job);
+              const state = states[i] as (typeof states)[number];
+              const last = state.lastRuns[job];
+              const next = nextRunAt(state, deps.schedules, job);
               return {
                 job,
-                ...tenantSchedule(job, deps.schedules, deps.view.maintenanceSettings(tenant)),
+                ...tenantSchedule(job, deps.schedules, state.maintenance),
                 lastRun: last
                   ? { runId: last.runId, mode: last.mode, outcome: last.outcome, finishedAt: last.finishedAt }
                   : null,
@@ -94,6 +84,7 @@ export function serveMaintenance(deps: ServeDeps): Subscription[] {
           })),
         };
       },
-    }),
+      served,
+    ),
   ];
 }

@@ -68,7 +68,7 @@ export type RunRequest = {
   token?: string | undefined;
   runId?: string | undefined;
   /** For scheduled runs: checked again once the lock is held (another copy may have just run it). */
-  stillDue?: () => boolean;
+  stillDue?: () => Promise<boolean>;
 };
 
 /** A run that could not start because another run of the tenant holds the lock. */
@@ -121,7 +121,7 @@ export async function runJob(
   const { tenant, job } = request;
   await deps.view.catchUp();
   // Invalid parameters are refused before anything else happens.
-  const params = jobParams(job, deps.view.maintenanceSettings(tenant), request.params);
+  const params = jobParams(job, (await deps.view.tenantState(tenant)).maintenance, request.params);
   const lock = await deps.locks.tryAcquire(tenant);
   if (!lock) {
     metrics().runs.add(1, { job, outcome: "skipped" });
@@ -130,7 +130,7 @@ export async function runJob(
   try {
     // What other copies did while this one waited is in the log: read it before deciding.
     await deps.view.catchUp();
-    if (request.stillDue && !request.stillDue()) {
+    if (request.stillDue && !(await request.stillDue())) {
       metrics().runs.add(1, { job, outcome: "skipped" });
       return undefined;
     }
@@ -169,6 +169,7 @@ async function execute(
     logger.debug({ stage, done, total }, "maintenance progress");
   };
   const ingest = createIngestClient(deps.nc, { principal, runId, timeoutMs: deps.timeoutMs });
+  const view = await deps.view.snapshot(tenant);
   const ctx: JobContext = {
     job,
     tenant,
@@ -177,10 +178,13 @@ async function execute(
     params: params as never,
     now: startedAt,
     token: request.token,
-    view: deps.view,
+    view,
+    fullView: deps.view,
     ingest,
     read: createReadClients(deps.nc, { principal, timeoutMs: deps.timeoutMs }),
     searchRepair: deps.searchRepair,
+    nc: deps.nc,
+    timeoutMs: deps.timeoutMs,
     loadTexts: deps.loadTexts,
     summarizer: deps.summarizer,
     progress,

@@ -4,6 +4,7 @@
 // log tells the others the job is no longer due.
 import { type MaintenanceJob, maintenanceAgent, maintenanceJobs } from "@cairn/contracts";
 import { type DeploymentSchedules, tenantSchedule } from "../settings/effective-settings.ts";
+import type { TenantState } from "../view/maintenance-view.ts";
 import { RunnerBusyError, type RunnerDeps, runJob } from "./run-job.ts";
 
 export type Scheduler = {
@@ -14,14 +15,13 @@ export type Scheduler = {
 
 /** When the job is next due in the tenant (null: never, it is switched off). */
 export function nextRunAt(
-  deps: Pick<RunnerDeps, "view">,
+  state: TenantState,
   schedules: DeploymentSchedules,
-  tenant: string,
   job: MaintenanceJob,
 ): Date | null {
-  const schedule = tenantSchedule(job, schedules, deps.view.maintenanceSettings(tenant));
+  const schedule = tenantSchedule(job, schedules, state.maintenance);
   if (!schedule.enabled) return null;
-  const last = deps.view.lastRun(tenant, job, "schedule");
+  const last = state.lastRuns[`${job}:schedule`];
   if (!last) return new Date(0);
   return new Date(Date.parse(last.finishedAt) + schedule.everyMinutes * 60_000);
 }
@@ -35,15 +35,19 @@ export function startScheduler(
 
   async function pass(): Promise<void> {
     await deps.view.catchUp();
-    for (const tenant of deps.view.tenants()) {
+    for (const tenant of await deps.view.tenants()) {
       for (const job of maintenanceJobs) {
         if (stopped) return;
-        const isDue = () => {
-          const next = nextRunAt(deps, options.schedules, tenant, job);
+        const isDue = async () => {
+          const next = nextRunAt(await deps.view.tenantState(tenant), options.schedules, job);
           return next !== null && next.getTime() <= deps.clock().getTime();
         };
-        if (!isDue()) continue;
-        const schedule = tenantSchedule(job, options.schedules, deps.view.maintenanceSettings(tenant));
+        if (!(await isDue())) continue;
+        const schedule = tenantSchedule(
+          job,
+          options.schedules,
+          (await deps.view.tenantState(tenant)).maintenance,
+        );
         try {
           await runJob(deps, {
             tenant,

@@ -1,32 +1,14 @@
-import type { StoredEvent } from "@cairn/contracts";
+import type { EventData } from "@cairn/contracts";
+import { MemoryFoldError } from "@cairn/memory-model";
+import { eventLine } from "@cairn/memory-model/testing";
 import { describe, expect, it } from "vitest";
-import { cardWords, evolveCard, type MemoryCard, versionAt } from "./memory-card.ts";
+import { cardWords, evolveCard, levelOf, versionAt } from "./memory-card.ts";
 
-let position = 0;
-function event(type: string, data: unknown, version: number, at = "2026-01-01T00:00:00.000Z"): StoredEvent {
-  position += 10;
-  return {
-    eventId: `00000000-0000-4000-8000-${String(position).padStart(12, "0")}`,
-    position,
-    streamId: "memory-11111111-1111-4111-8111-111111111111",
-    streamType: "memory",
-    version,
-    type,
-    schemaVersion: 1,
-    data,
-    meta: {
-      tenant: "acme",
-      actor: "alice",
-      correlationId: "c",
-      causationId: null,
-      traceContext: {},
-      recordedAt: at,
-    },
-  };
-}
+const id = "11111111-1111-4111-8111-111111111111";
+const line = eventLine();
 
-const recorded = {
-  id: "11111111-1111-4111-8111-111111111111",
+const recorded: EventData<"memory.recorded"> = {
+  id,
   tier: "memory",
   scope: "team",
   agent: "alice",
@@ -50,41 +32,35 @@ const recorded = {
 
 describe("memory cards", () => {
   it("follow a memory's lifecycle without keeping its text", () => {
-    let card = evolveCard(undefined, event("memory.recorded", recorded, 1)) as MemoryCard;
-    expect(card).toMatchObject({
-      status: "active",
-      slot: "cache-rules",
-      level: 1,
-      entities: ["redis"],
-      version: 1,
-    });
+    const s = line.stream(id);
+    let card = evolveCard(undefined, s.next("memory.recorded", recorded));
+    expect(card).toMatchObject({ status: "active", slot: "cache-rules", entityWords: ["redis"], version: 1 });
+    expect(levelOf(card)).toBe(1);
     expect(JSON.stringify(card)).not.toContain("expire after");
     expect(cardWords(card)).toEqual(expect.arrayContaining(["cache", "rules", "keys", "expire", "warm"]));
-    card = evolveCard(
-      card,
-      event("memory.revised", { content: "Cache keys expire after a day." }, 2),
-    ) as MemoryCard;
+    card = evolveCard(card, s.next("memory.revised", { content: "Cache keys expire after a day." }));
     expect(card.contentWords).toEqual(["cache", "keys", "expire", "day"]);
     expect(card.titleWords).toEqual(["cache", "rules"]);
-    card = evolveCard(
-      card,
-      event("memory.deleted", { reason: null }, 3, "2026-02-01T00:00:00.000Z"),
-    ) as MemoryCard;
+    card = evolveCard(card, s.next("memory.deleted", { reason: null }, "2026-02-01T00:00:00.000Z"));
     expect(card).toMatchObject({ status: "deleted", statusChangedAt: "2026-02-01T00:00:00.000Z" });
-    card = evolveCard(card, event("memory.purged", { reason: null, runId: null }, 4)) as MemoryCard;
-    expect(card).toMatchObject({ contentWords: [], titleWords: [], entities: [], sketch: [], version: 4 });
+    card = evolveCard(card, s.next("memory.purged", { reason: null, runId: null }));
+    expect(card).toMatchObject({ contentWords: [], titleWords: [], entityWords: [], sketch: [], version: 4 });
     expect(card.purgedAt).not.toBeNull();
     expect(versionAt(card, card.positions[1] as number)).toBe(2);
     expect(versionAt(card, 0)).toBe(0);
     expect(versionAt(card, Number.MAX_SAFE_INTEGER)).toBe(4);
   });
 
-  it("carries a consolidation's level and sources, and ignores changes before creation", () => {
+  it("carries a consolidation's level and sources, and refuses changes before creation", () => {
+    const sources = ["00000000-0000-4000-8000-00000000000a", "00000000-0000-4000-8000-00000000000b"];
     const c = evolveCard(
       undefined,
-      event("memory.recorded", { ...recorded, level: 3, consolidatedFrom: ["a", "b"] }, 1),
-    ) as MemoryCard;
-    expect(c).toMatchObject({ level: 3, consolidatedFrom: ["a", "b"] });
-    expect(evolveCard(undefined, event("memory.archived", { reason: null }, 2))).toBeUndefined();
+      line.stream(id).next("memory.recorded", { ...recorded, level: 3, consolidatedFrom: sources }),
+    );
+    expect(c).toMatchObject({ level: 3, consolidatedFrom: sources });
+    const other = line.stream("22222222-2222-4222-8222-222222222222");
+    expect(() => evolveCard(undefined, other.next("memory.archived", { reason: null }))).toThrow(
+      MemoryFoldError,
+    );
   });
 });

@@ -3,7 +3,7 @@ import type { KeyedMemory, KeyMatch, Principal } from "@cairn/contracts";
 import { type KeyRecord, resolveKey } from "../projections/keys/keys-projection.ts";
 import { isLive, isVisibleTo, type MemoryCard } from "../projections/memory-card/memory-card.ts";
 import { depthAt } from "../projections/signals/signal-math.ts";
-import { hubCount, type RankingContext } from "./ranking-context.ts";
+import { hubCount, type RequestContext } from "./ranking-context.ts";
 
 /** Links scanned per key for a visibility-filtered count; beyond it the count is the total. */
 export const maxLinksScanned = 5000;
@@ -12,7 +12,7 @@ export type VisibleLink = { card: MemoryCard; weight: number };
 
 /** The key's live links the principal may see, strongest first (ties by memory id). */
 export async function visibleLinks(
-  ctx: RankingContext,
+  ctx: RequestContext,
   principal: Principal,
   keyId: string,
 ): Promise<{ links: VisibleLink[]; total: number }> {
@@ -36,7 +36,7 @@ export async function visibleLinks(
   return { links, total: total > maxLinksScanned ? total - ids.length + links.length : links.length };
 }
 
-export async function liveMemoryCount(ctx: RankingContext, tenant: string): Promise<number> {
+export async function liveMemoryCount(ctx: RequestContext, tenant: string): Promise<number> {
   return Number((await ctx.redis.get(ctx.layout.keys(tenant).liveCount)) ?? 0);
 }
 
@@ -49,7 +49,7 @@ export function specificity(linked: number, live: number): number {
 }
 
 export function describeKey(
-  ctx: RankingContext,
+  ctx: RequestContext,
   record: KeyRecord,
   linkedCount: number,
   live: number,
@@ -66,7 +66,7 @@ export function describeKey(
 }
 
 export async function keyedMemories(
-  ctx: RankingContext,
+  ctx: RequestContext,
   tenant: string,
   links: VisibleLink[],
 ): Promise<KeyedMemory[]> {

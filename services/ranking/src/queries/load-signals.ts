@@ -4,10 +4,10 @@ import { depthAt } from "../projections/signals/signal-math.ts";
 import type { LexicalStats } from "../rerank/lexical-relevance.ts";
 import { termHeat } from "../rerank/ranking-factors.ts";
 import type { CandidateSignals } from "../rerank/rerank-candidates.ts";
-import type { RankingContext } from "./ranking-context.ts";
+import type { RequestContext } from "./ranking-context.ts";
 
 export async function loadSignals(
-  ctx: RankingContext,
+  ctx: RequestContext,
   tenant: string,
   memories: { id: string; terms: string[] }[],
 ): Promise<Map<string, CandidateSignals>> {
@@ -66,7 +66,7 @@ export async function loadSignals(
 
 /** The tenant's live-memory count, average length and the document frequency of `terms`. */
 export async function loadLexicalStats(
-  ctx: RankingContext,
+  ctx: RequestContext,
   tenant: string,
   terms: string[],
 ): Promise<LexicalStats> {

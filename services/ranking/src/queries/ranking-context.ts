@@ -1,43 +1,50 @@
 import { CairnError } from "@cairn/contracts";
+import type { ProjectionRuntime } from "@cairn/projection-runtime";
 import type { Redis } from "ioredis";
 import type { RankingEnv } from "../env.ts";
-import type { RunningProjection } from "../projections/run-projection.ts";
 import type { DepthSettings } from "../projections/signals/signal-math.ts";
-import type { RedisLayout } from "../store/redis-layout.ts";
+import { keysLayout, type ReadLayout, type rankingBases, signalsLayout } from "../store/redis-layout.ts";
 
 export type Clock = () => Date;
 
 /** What every query handler gets: the read models, the clock, and the settings. */
 export type RankingContext = {
   redis: Redis;
-  layout: RedisLayout;
+  bases: ReturnType<typeof rankingBases>;
   clock: Clock;
   env: RankingEnv;
   depth: DepthSettings;
-  projections: RunningProjection[];
+  runtime: ProjectionRuntime;
 };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const projections = ["ranking.signals", "ranking.keys"] as const;
+
+/** The serving generation of each read model, as a query reads them (one round trip). */
+export async function readLayout(ctx: RankingContext): Promise<ReadLayout> {
+  const [signals, keys] = await ctx.redis.mget(`${ctx.bases.signals}active`, `${ctx.bases.keys}active`);
+  return {
+    signals: signalsLayout(`${ctx.bases.signals}g${signals ?? 0}:`),
+    keys: keysLayout(`${ctx.bases.keys}g${keys ?? 0}:`),
+  };
+}
 
 /** Position every ranking projection has reached (the lowest of them). */
 export async function projectionsPosition(ctx: RankingContext): Promise<number> {
-  const positions = await Promise.all(ctx.projections.map((p) => p.position()));
-  return positions.length === 0 ? 0 : Math.min(...positions);
+  const positions = await Promise.all(projections.map((n) => ctx.runtime.positionSource(n).position()));
+  return Math.min(...positions);
 }
 
 /** Read-your-writes: waits until the projections have applied `position`. */
 export async function waitForPosition(ctx: RankingContext, position: number | undefined): Promise<number> {
-  const deadline = Date.now() + ctx.env.CAIRN_RANKING_WAIT_MS;
-  for (;;) {
-    const reached = await projectionsPosition(ctx);
-    if (position === undefined || reached >= position) return reached;
-    if (Date.now() > deadline) {
-      throw new CairnError("timeout", `the ranking projections have not reached position ${position}`, {
-        hint: "the event stream may be behind; retry shortly",
-        details: { reached, wanted: position },
-      });
-    }
-    await sleep(20);
+  try {
+    const reached = await ctx.runtime.waitFor(projections, position, ctx.env.CAIRN_RANKING_WAIT_MS);
+    return Math.min(...Object.values(reached));
+  } catch (error) {
+    if (error instanceof CairnError) throw error;
+    throw new CairnError("unavailable", "the ranking read models are unreachable", {
+      hint: "retry shortly; the ranking service reconnects by itself",
+      cause: error,
+    });
   }
 }
 
@@ -46,4 +53,11 @@ export function hubCount(ctx: RankingContext, liveMemories: number): number {
     ctx.env.CAIRN_RANKING_HUB_MIN_LINKS,
     Math.ceil(ctx.env.CAIRN_RANKING_HUB_FRACTION * liveMemories),
   );
+}
+
+/** A query's context: the service's, with the serving generations it reads. */
+export type RequestContext = RankingContext & { layout: ReadLayout };
+
+export async function withLayout(ctx: RankingContext): Promise<RequestContext> {
+  return { ...ctx, layout: await readLayout(ctx) };
 }

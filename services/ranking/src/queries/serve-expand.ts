@@ -8,9 +8,9 @@ import {
 } from "../expansion/expand-query.ts";
 import { skipReason } from "../expansion/skip-rules.ts";
 import { readTenantSettings } from "../projections/signals/signals-projection.ts";
-import { hubCount, type RankingContext, waitForPosition } from "./ranking-context.ts";
+import { hubCount, type RequestContext, waitForPosition } from "./ranking-context.ts";
 
-export function cooccurrenceLookups(ctx: RankingContext, tenant: string): CooccurrenceLookups {
+export function cooccurrenceLookups(ctx: RequestContext, tenant: string): CooccurrenceLookups {
   const keys = ctx.layout.signals(tenant);
   return {
     entities: async (norms) => {
@@ -37,7 +37,7 @@ export function cooccurrenceLookups(ctx: RankingContext, tenant: string): Cooccu
 }
 
 export async function handleExpand(
-  ctx: RankingContext,
+  ctx: RequestContext,
   request: z.infer<typeof ExpandRequestSchema>,
 ): Promise<ExpandReply> {
   const position = await waitForPosition(ctx, request.afterPosition);

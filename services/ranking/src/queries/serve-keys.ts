@@ -10,21 +10,21 @@ import {
   type KeysRelatedReply,
   type KeysRelatedRequestSchema,
 } from "@cairn/contracts";
+import { matchesBySimilarity } from "@cairn/memory-model";
 import type { z } from "zod";
-import { matchesBySimilarity } from "../projections/keys/key-labels.ts";
 import { type KeyRecord, keyForms, resolveKey } from "../projections/keys/keys-projection.ts";
 import { isLive, isVisibleTo, type MemoryCard } from "../projections/memory-card/memory-card.ts";
 import { readCard } from "../projections/signals/signals-projection.ts";
 import { labelGrams, labelSimilarity, similarityForms, trigrams, words } from "../text/analyze-text.ts";
 import { describeKey, keyedMemories, liveMemoryCount, visibleLinks } from "./key-listing.ts";
-import { type RankingContext, waitForPosition } from "./ranking-context.ts";
+import { type RequestContext, waitForPosition } from "./ranking-context.ts";
 
 /** Concept keys whose label is at least this similar (trigrams) to a query phrase match it. */
 export const conceptMatchThreshold = 0.5;
 
 /** Keys named in the query: exact (normalised) for every type, by similarity for concepts. */
 async function matchingKeys(
-  ctx: RankingContext,
+  ctx: RequestContext,
   tenant: string,
   query: string,
 ): Promise<Map<string, number>> {
@@ -60,7 +60,7 @@ async function matchingKeys(
 }
 
 export async function handleKeysRecall(
-  ctx: RankingContext,
+  ctx: RequestContext,
   request: z.infer<typeof KeysRecallRequestSchema>,
 ): Promise<KeysRecallReply> {
   const position = await waitForPosition(ctx, request.afterPosition);
@@ -82,14 +82,14 @@ export async function handleKeysRecall(
   return { keys: sorted.slice(0, request.limit), position };
 }
 
-async function keyOrNotFound(ctx: RankingContext, tenant: string, keyId: string): Promise<KeyRecord> {
+async function keyOrNotFound(ctx: RequestContext, tenant: string, keyId: string): Promise<KeyRecord> {
   const record = await resolveKey(ctx.redis, ctx.layout.keys(tenant), keyId);
   if (!record) throw new CairnError("not_found", `no key ${keyId}`, { hint: "find keys with keys.recall" });
   return record;
 }
 
 export async function handleKeysRead(
-  ctx: RankingContext,
+  ctx: RequestContext,
   request: z.infer<typeof KeysReadRequestSchema>,
 ): Promise<KeysReadReply> {
   const position = await waitForPosition(ctx, request.afterPosition);
@@ -108,7 +108,7 @@ export async function handleKeysRead(
 }
 
 export async function handleKeysRelated(
-  ctx: RankingContext,
+  ctx: RequestContext,
   request: z.infer<typeof KeysRelatedRequestSchema>,
 ): Promise<KeysRelatedReply> {
   const position = await waitForPosition(ctx, request.afterPosition);

@@ -8,7 +8,7 @@ import { queryWeights } from "../rerank/lexical-relevance.ts";
 import { rerankCandidates } from "../rerank/rerank-candidates.ts";
 import { scoringTerms, topicTerms } from "../text/analyze-text.ts";
 import { loadLexicalStats, loadSignals } from "./load-signals.ts";
-import { type RankingContext, waitForPosition } from "./ranking-context.ts";
+import { type RequestContext, waitForPosition } from "./ranking-context.ts";
 
 const tracer = getTracer("@cairn/ranking");
 // The recall stages share one histogram: search records lexical, vector and fusion, ranking
@@ -16,7 +16,7 @@ const tracer = getTracer("@cairn/ranking");
 const stageDuration = recallStageHistogram();
 
 /** `cairn.ranking.rerank`, in a `rerank` span with the candidate and result counts. */
-export function handleRerank(ctx: RankingContext, request: z.infer<typeof RerankRequestSchema>) {
+export function handleRerank(ctx: RequestContext, request: z.infer<typeof RerankRequestSchema>) {
   const started = performance.now();
   return startSpan(
     tracer,
@@ -40,7 +40,7 @@ export function handleRerank(ctx: RankingContext, request: z.infer<typeof Rerank
 }
 
 async function rerank(
-  ctx: RankingContext,
+  ctx: RequestContext,
   request: z.infer<typeof RerankRequestSchema>,
 ): Promise<RerankReply> {
   const position = await waitForPosition(ctx, request.afterPosition);

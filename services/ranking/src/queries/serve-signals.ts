@@ -3,11 +3,11 @@ import type { z } from "zod";
 import { isVisibleTo } from "../projections/memory-card/memory-card.ts";
 import { readCard } from "../projections/signals/signals-projection.ts";
 import { loadSignals } from "./load-signals.ts";
-import { type RankingContext, waitForPosition } from "./ranking-context.ts";
+import { type RequestContext, waitForPosition } from "./ranking-context.ts";
 
 /** Signals of memories the principal may see (others are left out, not reported). */
 export async function handleSignals(
-  ctx: RankingContext,
+  ctx: RequestContext,
   request: z.infer<typeof SignalsRequestSchema>,
 ): Promise<SignalsReply> {
   const position = await waitForPosition(ctx, request.afterPosition);

@@ -2,6 +2,7 @@
 // projections end up with every event applied exactly once, in log order.
 import { randomUUID } from "node:crypto";
 import { eventStreamName, type StoredEvent } from "@cairn/contracts";
+import { prepareBatch } from "@cairn/projection-runtime";
 import { infraTest, startNats, startRedis, waitFor } from "@cairn/testing";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { describe, expect } from "vitest";
@@ -47,7 +48,7 @@ describe("projection delivery", () => {
     });
     expect(await inspect.vectorDocument(id)).toMatchObject({ version: 3 });
     expect(await inspect.checkpoints()).toEqual({ lexical: marker.position, vector: marker.position });
-    const { rows } = await search.pool.query("select * from cairn_search.dead_letters");
+    const { rows } = await search.pool.query("select * from cairn_projections.dead_letters");
     expect(rows).toEqual([]);
   });
 
@@ -55,10 +56,16 @@ describe("projection delivery", () => {
     const { id, event } = await search.log.record({ content: "Compare and set." });
     await search.settle();
     const { lexical, vector } = inspect.models;
-    for (const target of [lexical, vector]) {
-      const g = (await target.activeGeneration()) as number;
-      const behind = event.position - 1;
-      const replayed = await target.apply(g, { kind: "live" }, behind, [event], event.position);
+    const [decoded] = await prepareBatch(lexical, [event], inspect.models.keyring).then((b) => b.events);
+    for (const projection of [lexical, vector]) {
+      const generation = (await projection.generations.active()) as number;
+      const replayed = await projection.apply({
+        generation,
+        writer: { kind: "live" },
+        expected: event.position - 1,
+        next: event.position,
+        events: decoded ? [decoded] : [],
+      });
       expect(replayed.outcome).toBe("stale");
     }
     expect(await inspect.lexicalDocument(id)).toMatchObject({ version: 1 });
@@ -99,15 +106,15 @@ describe("projection delivery", () => {
     const rows = await waitFor(
       async () => {
         const { rows } = await search.pool.query<{ projection: string; reason: string; event_id: string }>(
-          "select projection, reason, event_id::text from cairn_search.dead_letters order by projection",
+          "select projection, reason, event_id::text from cairn_projections.dead_letters order by projection",
         );
         return rows.length >= 2 && rows;
       },
       { timeoutMs: 10_000, description: "both projections to dead-letter the forged event" },
     );
     expect(rows).toEqual([
-      { projection: "lexical", reason: "not_in_log", event_id: forged.eventId },
-      { projection: "vector", reason: "not_in_log", event_id: forged.eventId },
+      { projection: "search.lexical", reason: "not_in_log", event_id: forged.eventId },
+      { projection: "search.vector", reason: "not_in_log", event_id: forged.eventId },
     ]);
   });
 
@@ -134,7 +141,7 @@ describe("projection delivery", () => {
     });
 
     const { rows } = await search.pool.query<{ projection: string; position: string | null; reason: string }>(
-      "select projection, position, reason from cairn_search.dead_letters order by projection, position nulls first, reason",
+      "select projection, position, reason from cairn_projections.dead_letters order by projection, position nulls first, reason",
     );
     const expected = (projection: string) => [
       { projection, position: null, reason: "bad_envelope" },
@@ -143,7 +150,7 @@ describe("projection delivery", () => {
       { projection, position: String((invalid as StoredEvent).position), reason: "bad_data" },
     ];
     // Each unreadable message is recorded by the consumer that received it (both consumers receive both).
-    expect(rows).toEqual([...expected("lexical"), ...expected("vector")]);
+    expect(rows).toEqual([...expected("search.lexical"), ...expected("search.vector")]);
 
     // Terminated, not redelivered: nothing is left pending on either consumer.
     const jsm = await jetstreamManager(search.client);

@@ -4,8 +4,9 @@
 import { randomUUID } from "node:crypto";
 import { type MemoryDocument, sealMemoryFields } from "@cairn/contracts";
 import { createMemoryKeyStore } from "@cairn/event-store";
+import { rebuildFromHost } from "@cairn/projection-runtime";
 import { describe, expect } from "vitest";
-import { rebuildProjection } from "../rebuild/rebuild-projection.ts";
+import { projectionHostOf } from "../open-read-models.ts";
 import { principals, searchTest as test } from "../testing/search-test.ts";
 
 const { boss } = principals;
@@ -86,19 +87,13 @@ describe("sealed memory text", () => {
     expect(rows[0]).toEqual({ n: 0 });
 
     // A rebuild replays the log: the sealed text cannot be opened any more.
-    for (const target of [inspect.models.lexical, inspect.models.vector]) {
-      await rebuildProjection({
-        target,
-        log: inspect.models.eventLog,
-        pool: inspect.models.pool,
-        batchSize: 50,
-        dropDelayMs: 10,
-      });
+    for (const name of ["search.lexical", "search.vector"] as const) {
+      await rebuildFromHost(projectionHostOf(inspect.models), name, { batchSize: 50, dropDelayMs: 10 });
     }
     expectNoText(await inspect.lexicalDocument(id));
     expectNoText(await inspect.vectorDocument(id));
     expect(await redisHolds(inspect.models.redis, secret)).toEqual([]);
-    const table = (await inspect.models.vectorStore.activeGeneration())?.tableName;
+    const table = (await inspect.models.vector.servingGeneration()).tableName;
     const vectorRows = await search.pool.query(
       `select count(*)::int as n from cairn_search.${table} where document::text like $1`,
       [`%${secret}%`],

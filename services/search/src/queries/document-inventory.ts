@@ -1,20 +1,25 @@
 // `cairn.search.inventory`: what a read model holds, for maintenance's doctor: per document
 // its id, tenant, lifecycle, version and whether it holds text, never the text itself. A page
 // at a time over the active generation, or only the ids asked about.
-import {
-  CairnError,
-  type InventoryDocument,
-  type InventoryReply,
-  type InventoryRequestSchema,
-  type MemoryDocument,
+import type {
+  InventoryDocument,
+  InventoryReply,
+  InventoryRequestSchema,
+  MemoryDocument,
 } from "@cairn/contracts";
 import type { Redis } from "ioredis";
 import type pg from "pg";
 import type { z } from "zod";
 import type { LexicalStore } from "../projections/lexical/lexical-store.ts";
-import type { VectorStore } from "../projections/vector/vector-store.ts";
+import { vectorTable } from "../projections/vector/vector-generations.ts";
+import type { VectorProjection } from "../projections/vector/vector-projection.ts";
 
-export type InventorySources = { lexical: LexicalStore; redis: Redis; vector: VectorStore; pool: pg.Pool };
+export type InventorySources = {
+  lexical: LexicalStore;
+  redis: Redis;
+  vector: VectorProjection;
+  pool: pg.Pool;
+};
 
 function describe(doc: MemoryDocument): InventoryDocument {
   return {
@@ -78,13 +83,14 @@ type InventoryRow = {
 };
 
 async function vectorInventory(
-  store: VectorStore,
+  vector: VectorProjection,
   pool: pg.Pool,
   request: z.infer<typeof InventoryRequestSchema>,
 ): Promise<InventoryReply> {
-  const g = await store.activeGeneration();
-  if (!g) return { projection: "vector", generation: 0, position: 0, documents: [], nextCursor: null };
-  if (!/^vectors_g\d+$/.test(g.tableName)) throw new CairnError("internal", "unexpected vector table name");
+  if ((await vector.generations.active()) === null) {
+    return { projection: "vector", generation: 0, position: 0, documents: [], nextCursor: null };
+  }
+  const g = await vector.servingGeneration();
   const where: string[] = [];
   const params: unknown[] = [];
   if (request.tenant !== undefined) {
@@ -104,7 +110,7 @@ async function vectorInventory(
             coalesce(document->>'content', '') <> '' or coalesce(document->>'title', '') <> ''
               or jsonb_array_length(coalesce(document->'entities', '[]'::jsonb)) > 0 as has_text,
             coalesce(document->>'purgedAt', '') <> '' as purged
-       from cairn_search.${g.tableName}
+       from ${vectorTable(g)}
       ${where.length > 0 ? `where ${where.join(" and ")}` : ""}
       order by memory_id limit $${params.length}`,
     params,

@@ -3,6 +3,7 @@
 
 import type { GetMemoryRequestSchema } from "@cairn/contracts";
 import {
+  type AsOf,
   CairnError,
   type GetMemoryReply,
   type LinkRef,
@@ -10,12 +11,15 @@ import {
   type Principal,
   type Tier,
 } from "@cairn/contracts";
+import { canSee } from "@cairn/memory-model";
+import { waitForPosition } from "@cairn/projection-runtime";
 import type { z } from "zod";
 import { tagClause } from "../projections/lexical/text-analysis.ts";
+import { documentAsOf, resolveAsOf } from "./as-of.ts";
+import { foldFromLog, type LogSources } from "./fold-from-log.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
 import { onActiveGeneration, readModelError } from "./store-errors.ts";
-import { defaultStatuses, isVisibleTo, lexicalVisibility } from "./visibility.ts";
-import { waitForPosition } from "./wait-for-position.ts";
+import { defaultStatuses, lexicalVisibility } from "./visibility.ts";
 
 export type ParsedGetMemoryRequest = z.infer<typeof GetMemoryRequestSchema>;
 
@@ -50,7 +54,7 @@ async function bySlot(
     tagClause("tier", [tier]),
     tagClause("status", defaultStatuses({ tier })),
   ].join(" ");
-  const docs = (await models.lexical.searchDocuments(g, query, 50)).filter((d) => isVisibleTo(principal, d));
+  const docs = (await models.lexical.searchDocuments(g, query, 50)).filter((d) => canSee(d, principal));
   // The tag matched case-insensitively; an exact spelling wins.
   const exact = docs.filter((d) => d.slot === slot);
   return preferred(principal, exact.length > 0 ? exact : docs);
@@ -62,8 +66,10 @@ function toRef(doc: MemoryDocument): LinkRef {
 
 export async function getMemory(
   models: ReadModels,
+  sources: LogSources,
   request: ParsedGetMemoryRequest,
 ): Promise<GetMemoryReply> {
+  if (request.asOf !== undefined) return readAsOf(models, sources, request, request.asOf);
   const positions = await waitForPosition(
     [positionSource(models, "lexical")],
     request.afterPosition,
@@ -87,7 +93,7 @@ async function readOnce(
   let document: MemoryDocument | undefined;
   if (request.id !== undefined) {
     const doc = await models.lexical.loadDocument(g, request.id);
-    if (doc && isVisibleTo(principal, doc) && (request.tier === undefined || doc.tier === request.tier))
+    if (doc && canSee(doc, principal) && (request.tier === undefined || doc.tier === request.tier))
       document = doc;
     if (!document) throw notFound(`with id ${request.id}`);
   } else {
@@ -99,7 +105,7 @@ async function readOnce(
   const linked = new Map<string, MemoryDocument>();
   const ids = document.links.filter((l) => uuidPattern.test(l));
   for (const doc of (await models.lexical.loadDocuments(g, ids)).values()) {
-    if (isVisibleTo(principal, doc) && doc.id !== document.id) linked.set(doc.id, doc);
+    if (canSee(doc, principal) && doc.id !== document.id) linked.set(doc.id, doc);
   }
   for (const slot of document.links.filter((l) => !uuidPattern.test(l))) {
     const doc = await bySlot(models, g, principal, slot, "memory");
@@ -111,13 +117,86 @@ async function readOnce(
     pointers === null
       ? []
       : (await models.lexical.searchDocuments(g, `${pointers} ${lexicalVisibility(principal)}`, maxBacklinks))
-          .filter((d) => d.id !== document.id && isVisibleTo(principal, d))
+          .filter((d) => d.id !== document.id && canSee(d, principal))
           .sort((a, b) => a.slot.localeCompare(b.slot) || a.id.localeCompare(b.id));
 
   return {
     document,
     links: [...linked.values()].map(toRef),
     backlinks: backlinks.map(toRef),
+    position,
+  };
+}
+
+/**
+ * A read as of a past point: the document folded from the log up to it. Its links and
+ * backlinks are those today's index knows, shown as they were then (left out if they did not
+ * exist then). A slot names the memory that held it then.
+ */
+async function readAsOf(
+  models: ReadModels,
+  sources: LogSources,
+  request: ParsedGetMemoryRequest,
+  asOf: AsOf,
+): Promise<GetMemoryReply> {
+  const { principal } = request;
+  const position = await resolveAsOf(sources, asOf);
+  let document: MemoryDocument | null | undefined;
+  if (request.id !== undefined) {
+    document = await documentAsOf(sources, request.id, position);
+    if (
+      document &&
+      (!canSee(document, principal) || (request.tier !== undefined && document.tier !== request.tier))
+    )
+      document = null;
+  } else {
+    const tier = request.tier ?? "memory";
+    const all = await foldFromLog(sources, await sources.log.readTenantMemories(principal.tenant, position));
+    const holders = [...all.values()].filter(
+      (d) =>
+        d.slot === request.slot &&
+        d.tier === tier &&
+        defaultStatuses({ tier }).includes(d.status) &&
+        canSee(d, principal),
+    );
+    document = preferred(principal, holders);
+  }
+  if (!document) {
+    throw new CairnError(
+      "not_found",
+      `no memory ${request.id ?? request.slot} that you could see as of position ${position}`,
+      {
+        hint: "it may not have existed yet; read its history to see when it was written",
+      },
+    );
+  }
+  let today: GetMemoryReply | undefined;
+  try {
+    today = await getMemory(models, sources, {
+      ...request,
+      id: document.id,
+      slot: undefined,
+      asOf: undefined,
+      afterPosition: undefined,
+    });
+  } catch {
+    today = undefined;
+  }
+  const refs = [...(today?.links ?? []), ...(today?.backlinks ?? [])].map((r) => r.id);
+  const streams = await sources.log.readStreams(refs.map((id) => `memory-${id}`));
+  const then = await foldFromLog(
+    sources,
+    [...streams.values()].flat().filter((e) => e.position <= position),
+  );
+  const asThen = (refsToday: LinkRef[]) =>
+    refsToday.flatMap((r) => {
+      const doc = then.get(r.id);
+      return doc && canSee(doc, principal) ? [toRef(doc)] : [];
+    });
+  return {
+    document,
+    links: asThen(today?.links ?? []),
+    backlinks: asThen(today?.backlinks ?? []),
     position,
   };
 }

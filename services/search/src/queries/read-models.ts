@@ -1,53 +1,40 @@
 // What the query handlers read: both read models, the embedder for query texts, and the
 // checkpoints read-your-writes waits on.
-import type { ProjectionName } from "@cairn/contracts";
+import type { RetrieverName } from "@cairn/contracts";
+import type { PositionSource, ProjectionRuntime } from "@cairn/projection-runtime";
 import type { Logger } from "@cairn/telemetry";
 import type { Embedder } from "../embedders/embedder.ts";
 import { embeddingCacheMetrics } from "../embedders/embedder-telemetry.ts";
 import type { LexicalStore } from "../projections/lexical/lexical-store.ts";
 import type { VectorProjection } from "../projections/vector/vector-projection.ts";
-import type { VectorStore } from "../projections/vector/vector-store.ts";
+import type { VectorRows } from "../projections/vector/vector-store.ts";
 import { readModelError } from "./store-errors.ts";
-import type { PositionSource } from "./wait-for-position.ts";
 
 export type ReadModels = {
   lexical: LexicalStore;
   vector: VectorProjection;
-  vectorStore: VectorStore;
+  vectorRows: VectorRows;
   /** Embeds query texts (same model as the vector projection, without the persistent cache). */
   queryEmbedder: Embedder;
   /** Wait for `afterPosition` when the request does not say how long. */
   defaultWaitMs: number;
   now: () => number;
   logger: Logger;
-  /** Progress of the projections this process runs, to wake read-your-writes waits at once. */
-  advances?: Partial<Record<ProjectionName, (listener: () => void) => () => void>>;
+  /** The projections' checkpoints, and progress of those this process runs. */
+  runtime: ProjectionRuntime;
 };
 
-export function positionSource(models: ReadModels, name: ProjectionName): PositionSource {
-  const onAdvance = models.advances?.[name];
-  if (name === "lexical") {
-    return {
-      name,
-      ...(onAdvance ? { onAdvance } : {}),
-      async position() {
-        try {
-          const g = await models.lexical.activeGeneration();
-          return g === null ? 0 : await models.lexical.checkpoint(g);
-        } catch (error) {
-          throw readModelError("lexical", error);
-        }
-      },
-    };
-  }
+/** A read model's checkpoint, with a store that does not answer reported as `unavailable`. */
+export function positionSource(models: ReadModels, name: RetrieverName): PositionSource {
+  const source = models.runtime.positionSource(`search.${name}`);
   return {
+    ...source,
     name,
-    ...(onAdvance ? { onAdvance } : {}),
     async position() {
       try {
-        return (await models.vectorStore.activeGeneration())?.checkpoint ?? 0;
+        return await source.position();
       } catch (error) {
-        throw readModelError("vector", error);
+        throw readModelError(name, error);
       }
     },
   };

@@ -1,6 +1,6 @@
 import { rrfK } from "@cairn/contracts";
+import { memoryRecord } from "@cairn/projection-runtime/testing";
 import { describe, expect, test } from "vitest";
-import { memoryRecord } from "../testing/test-log.ts";
 import { fuseByReciprocalRank, type RankedHit } from "./reciprocal-rank-fusion.ts";
 
 const doc = (id: string, version = 1) =>

@@ -10,15 +10,15 @@ import {
   type CandidatesReply,
   listAllQuery,
   type ParsedCandidatesRequest,
-  type ProjectionName,
+  type RetrieverName,
 } from "@cairn/contracts";
+import { waitForPosition } from "@cairn/projection-runtime";
 import { type Attributes, getTracer, recallStageHistogram, type Span, startSpan } from "@cairn/telemetry";
 import { lexicalText } from "./lexical-query.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
 import { fuseByReciprocalRank, type RankedHit } from "./reciprocal-rank-fusion.ts";
 import { lexicalFilterClauses, vectorFilter } from "./search-filters.ts";
 import { onActiveGeneration, readModelError } from "./store-errors.ts";
-import { waitForPosition } from "./wait-for-position.ts";
 
 type LexicalOutcome = { hits: RankedHit[]; synonymsApplied: string[] };
 
@@ -110,7 +110,7 @@ async function vectorOnce(models: ReadModels, request: ParsedCandidatesRequest, 
   const started = performance.now();
   const [vector] = await models.queryEmbedder.embed([request.query]);
   stageDuration.record((performance.now() - started) / 1000, { stage: "embed" });
-  const hits = await models.vectorStore.search(
+  const hits = await models.vectorRows.search(
     generation,
     vector as number[],
     vectorFilter(request.principal, request.filters, models.now()),
@@ -146,10 +146,10 @@ export async function searchCandidates(
 ): Promise<CandidatesReply> {
   // A listing comes from the lexical read model whatever the mode: vectors cannot list.
   const request: ParsedCandidatesRequest = isListing(asked) ? { ...asked, mode: "lexical" } : asked;
-  const needs: ProjectionName[] = request.mode === "hybrid" ? ["lexical", "vector"] : [request.mode];
+  const needs: RetrieverName[] = request.mode === "hybrid" ? ["lexical", "vector"] : [request.mode];
   // Hybrid answers from one retriever when the other's read model is down: its checkpoint
   // failing to read marks it unavailable instead of failing the request.
-  const down = new Map<ProjectionName, CairnError>();
+  const down = new Map<RetrieverName, CairnError>();
   const sources = needs.map((name) => {
     const source = positionSource(models, name);
     if (request.mode !== "hybrid") return source;
@@ -170,9 +170,7 @@ export async function searchCandidates(
     () => waitForPosition(sources, request.afterPosition, request.waitTimeoutMs ?? models.defaultWaitMs),
     { "cairn.after_position": request.afterPosition ?? 0 },
   );
-  const positions = Object.fromEntries(
-    Object.entries(waited).filter(([n]) => !down.has(n as ProjectionName)),
-  );
+  const positions = Object.fromEntries(Object.entries(waited).filter(([n]) => !down.has(n as RetrieverName)));
   const k = request.candidateK;
   if (request.mode === "lexical") {
     const lexical = await lexicalCandidates(models, request, k);
@@ -198,13 +196,13 @@ export async function searchCandidates(
   }
   // Hybrid: deeper lists make the fusion better.
   const depth = Math.min(500, k * 2);
-  const skipped = (name: ProjectionName) => Promise.reject(down.get(name));
+  const skipped = (name: RetrieverName) => Promise.reject(down.get(name));
   const [lexical, vector] = await Promise.allSettled([
     down.has("lexical") ? skipped("lexical") : lexicalCandidates(models, request, depth),
     down.has("vector") ? skipped("vector") : vectorCandidates(models, request, depth),
   ]);
   if (lexical.status === "rejected" && vector.status === "rejected") throw lexical.reason as CairnError;
-  const unavailable: ProjectionName[] = [];
+  const unavailable: RetrieverName[] = [];
   for (const [name, result] of [
     ["lexical", lexical],
     ["vector", vector],

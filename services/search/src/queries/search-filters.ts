@@ -1,6 +1,8 @@
-// The filters of a candidates request, as a RediSearch clause and as a SQL condition. Both
-// say the same thing: the tests run every filter through both retrievers.
-import type { Principal, SearchFilters } from "@cairn/contracts";
+// The filters of a candidates request, as a RediSearch clause, as a SQL condition, and as a
+// predicate over a document (for reads as of a past point, folded from the log). All three
+// say the same thing: the tests run every filter through each of them.
+import type { MemoryDocument, Principal, SearchFilters } from "@cairn/contracts";
+import { canSee } from "@cairn/memory-model";
 import { identityTag, neverExpires } from "../projections/lexical/lexical-index.ts";
 import { normalizeTag, tagClause } from "../projections/lexical/text-analysis.ts";
 import type { VectorFilter } from "../projections/vector/vector-store.ts";
@@ -72,4 +74,33 @@ export function vectorFilter(principal: Principal, filters: SearchFilters, now: 
   if (!filters.includeExpired)
     conditions.push(`(invalid_at is null or invalid_at > ${next(new Date(now).toISOString())})`);
   return { sql: conditions.join(" and "), params };
+}
+
+/** Visibility and filters over one document, at time `now` (for `includeExpired`). */
+export function matchesFilters(
+  doc: MemoryDocument,
+  principal: Principal,
+  filters: SearchFilters,
+  now: number,
+): boolean {
+  if (!canSee(doc, principal) || doc.tier !== filters.tier) return false;
+  if (!defaultStatuses(filters).includes(doc.status)) return false;
+  if (filters.kind && !filters.kind.includes(doc.kind)) return false;
+  const tags = new Set(doc.tags.map(normalizeTag));
+  if (filters.tags && !filters.tags.every((t) => tags.has(normalizeTag(t)))) return false;
+  if (filters.anyTags && !filters.anyTags.some((t) => tags.has(normalizeTag(t)))) return false;
+  if (filters.scope && !filters.scope.includes(doc.scope)) return false;
+  if (
+    filters.project !== undefined &&
+    (doc.project === null || normalizeTag(doc.project) !== normalizeTag(filters.project))
+  )
+    return false;
+  if (filters.agent !== undefined && doc.agent !== filters.agent) return false;
+  const within = (at: string, from?: string, to?: string) =>
+    (from === undefined || Date.parse(at) >= Date.parse(from)) &&
+    (to === undefined || Date.parse(at) <= Date.parse(to));
+  if (!within(doc.createdAt, filters.createdFrom, filters.createdTo)) return false;
+  if (!within(doc.updatedAt, filters.updatedFrom, filters.updatedTo)) return false;
+  if (!filters.includeExpired && doc.invalidAt !== null && Date.parse(doc.invalidAt) <= now) return false;
+  return true;
 }

@@ -1,6 +1,6 @@
 // Failures of a read model during a query, as the errors a caller can act on: the store did
 // not answer (`unavailable`: retry shortly) or answered with an error (`internal`: a bug).
-import { CairnError, isCairnError, type ProjectionName } from "@cairn/contracts";
+import { CairnError, isCairnError, type RetrieverName } from "@cairn/contracts";
 
 /** Errors the server itself replied with (Redis `-ERR …`, a Postgres error with a SQLSTATE). */
 function isServerReply(error: unknown): boolean {
@@ -11,7 +11,7 @@ function isServerReply(error: unknown): boolean {
   return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57|53)/.test(code);
 }
 
-export function readModelError(projection: ProjectionName, error: unknown): CairnError {
+export function readModelError(projection: RetrieverName, error: unknown): CairnError {
   if (isCairnError(error)) return error;
   if (isServerReply(error)) {
     return new CairnError("internal", `the ${projection} read model refused the query`, { cause: error });

@@ -1,15 +1,10 @@
-// Who sees what, in one place for both read models and for reads by id. A memory is visible
-// when it is global, or in the principal's tenant and either team-scoped, written by the
-// principal, or the principal is the tenant's primary agent.
-import type { MemoryDocument, Principal, SearchFilters, Status } from "@cairn/contracts";
+// What a principal may see, as the filters of both read models. The rule itself is the memory
+// model's (`canSee`); these are its translations into RediSearch and SQL, and a property test
+// holds them to it. A memory is visible when it is global, or in the principal's tenant and
+// either team-scoped, written by the principal, or the principal is the tenant's primary agent.
+import type { Principal, SearchFilters, Status } from "@cairn/contracts";
 import { identityTag } from "../projections/lexical/lexical-index.ts";
 import { escapeQueryText } from "../projections/lexical/text-analysis.ts";
-
-export function isVisibleTo(principal: Principal, doc: MemoryDocument): boolean {
-  if (doc.scope === "global") return true;
-  if (doc.tenant !== principal.tenant) return false;
-  return doc.scope === "team" || principal.primary || doc.agent === principal.agent;
-}
 
 /**
  * The RediSearch clause of what `principal` may see. Each operand of `|` is parenthesised:

@@ -4,25 +4,22 @@
 // vector rebuild.
 import { setTimeout as sleep } from "node:timers/promises";
 import { type MemoryDocument, streamIdFor } from "@cairn/contracts";
+import { RebuildAbortedError, type RebuildProgress, rebuildFromHost } from "@cairn/projection-runtime";
 import { describe, expect } from "vitest";
 import { createLocalEmbedder } from "../embedders/local-embedder.ts";
+import { projectionHostOf } from "../open-read-models.ts";
 import { inspectReadModels, type ReadModelInspector } from "../testing/read-model-inspector.ts";
 import { principals, searchTest as test } from "../testing/search-test.ts";
 import type { SearchUnderTest } from "../testing/search-under-test.ts";
-import { RebuildAbortedError, type RebuildProgress, rebuildProjection } from "./rebuild-projection.ts";
 
 const { alice } = principals;
 
 function rebuild(
   inspect: ReadModelInspector,
   name: "lexical" | "vector",
-  extra: Partial<Parameters<typeof rebuildProjection>[0]> = {},
+  extra: NonNullable<Parameters<typeof rebuildFromHost>[2]> = {},
 ) {
-  const models = inspect.models;
-  return rebuildProjection({
-    target: name === "lexical" ? models.lexical : models.vector,
-    log: models.eventLog,
-    pool: models.pool,
+  return rebuildFromHost(projectionHostOf(inspect.models), `search.${name}`, {
     batchSize: 50,
     dropDelayMs: 100,
     ...extra,
@@ -40,7 +37,7 @@ async function expectCurrentWithLog(search: SearchUnderTest, inspect: ReadModelI
   }
   expect(lexical.size).toBe(ids.length);
   expect(vector.size).toBe(ids.length);
-  const { rows } = await search.pool.query("select * from cairn_search.dead_letters");
+  const { rows } = await search.pool.query("select * from cairn_projections.dead_letters");
   expect(rows).toEqual([]);
 }
 
@@ -113,7 +110,9 @@ describe("rebuild", () => {
     await expect(
       inspect.models.redis.call("FT.INFO", inspect.models.lexicalStore.indexName(before.lexical as number)),
     ).rejects.toThrow();
-    const { rows } = await search.pool.query("select generation from cairn_search.vector_generations");
+    const { rows } = await search.pool.query(
+      "select generation from cairn_projections.generations where projection = 'search.vector'",
+    );
     expect(rows).toEqual([{ generation: vector.generation }]);
   });
 
@@ -164,12 +163,7 @@ describe("rebuild", () => {
     // The operator rebuilds with the new model's settings ...
     const newModel = await inspectReadModels(search.env, createLocalEmbedder({ dimensions: 128 }));
     try {
-      await rebuildProjection({
-        target: newModel.models.vector,
-        log: newModel.models.eventLog,
-        pool: newModel.models.pool,
-        dropDelayMs: 0,
-      });
+      await rebuildFromHost(projectionHostOf(newModel.models), "search.vector", { dropDelayMs: 0 });
       expect((await newModel.embedding(id))?.length).toBe(128);
     } finally {
       await newModel.close();

@@ -10,12 +10,13 @@
 // count in document frequencies. Two indexes built from the same log agree exactly.
 import { randomUUID } from "node:crypto";
 import type { CandidatesReply, Principal, RetrievalMode } from "@cairn/contracts";
+import { rebuildFromHost } from "@cairn/projection-runtime";
 import fc from "fast-check";
 import { describe, expect } from "vitest";
+import { projectionHostOf } from "../open-read-models.ts";
 import type { ReadModelInspector } from "../testing/read-model-inspector.ts";
 import { searchTest as test } from "../testing/search-test.ts";
 import type { SearchUnderTest } from "../testing/search-under-test.ts";
-import { rebuildProjection } from "./rebuild-projection.ts";
 
 const tenants = ["t1", "t2"] as const;
 const agents = ["ann", "ben"] as const;
@@ -261,7 +262,7 @@ async function snapshot(search: SearchUnderTest, inspect: ReadModelInspector): P
     }
   }
   const { rows } = await search.pool.query(
-    "select projection, position, event_id, reason from cairn_search.dead_letters order by projection, position",
+    "select projection, position, event_id, reason from cairn_projections.dead_letters order by projection, position",
   );
   return {
     documents: await inspect.allDocuments(),
@@ -272,13 +273,8 @@ async function snapshot(search: SearchUnderTest, inspect: ReadModelInspector): P
 }
 
 async function rebuildAll(inspect: ReadModelInspector): Promise<void> {
-  for (const target of [inspect.models.lexical, inspect.models.vector]) {
-    await rebuildProjection({
-      target,
-      log: inspect.models.eventLog,
-      pool: inspect.models.pool,
-      dropDelayMs: 0,
-    });
+  for (const name of ["search.lexical", "search.vector"] as const) {
+    await rebuildFromHost(projectionHostOf(inspect.models), name, { dropDelayMs: 0 });
   }
 }
 
@@ -286,13 +282,13 @@ async function wipeReadModels(search: SearchUnderTest, inspect: ReadModelInspect
   await search.stopService();
   const redis = inspect.models.redis;
   for (const g of [await inspect.models.lexicalStore.activeGeneration()]) {
-    if (g !== null) await inspect.models.lexicalStore.dropGeneration(g);
+    if (g !== null) await inspect.models.lexicalStore.generations.drop(g);
   }
   const keys = await redis.keys(`${search.env.CAIRN_REDIS_PREFIX}*`);
   if (keys.length > 0) await redis.del(...keys);
-  const active = await inspect.models.vectorStore.activeGeneration();
-  if (active) await inspect.models.vectorStore.dropGeneration(active.generation);
-  await search.pool.query("delete from cairn_search.dead_letters");
+  const active = await inspect.models.vector.generations.active();
+  if (active !== null) await inspect.models.vector.generations.drop(active);
+  await search.pool.query("delete from cairn_projections.dead_letters");
 }
 
 describe("replay equals live", () => {

@@ -6,6 +6,7 @@ import { createLogger } from "@cairn/telemetry";
 import type { Embedder } from "../embedders/embedder.ts";
 import { searchEnvSchema } from "../env.ts";
 import { type OpenReadModels, openReadModels } from "../open-read-models.ts";
+import type { VectorGeneration } from "../projections/vector/vector-generations.ts";
 
 export type ReadModelInspector = {
   models: OpenReadModels;
@@ -30,10 +31,14 @@ export async function inspectReadModels(
     createLogger("inspector", "silent"),
     embedder ? { embedder } : {},
   );
-  const { lexicalStore, vectorStore, pool } = models;
+  const { lexicalStore, vectorRows, pool } = models;
+
+  async function activeVector(): Promise<VectorGeneration | null> {
+    return (await models.vector.generations.active()) === null ? null : models.vector.servingGeneration();
+  }
 
   async function vectorTable(): Promise<string | null> {
-    const active = await vectorStore.activeGeneration();
+    const active = await activeVector();
     return active ? `cairn_search.${active.tableName}` : null;
   }
 
@@ -44,13 +49,13 @@ export async function inspectReadModels(
       return g === null ? null : lexicalStore.loadDocument(g, id);
     },
     async vectorDocument(id) {
-      const g = await vectorStore.activeGeneration();
+      const g = await activeVector();
       if (!g) return null;
-      return (await vectorStore.loadRows(g, [id])).get(id)?.document ?? null;
+      return (await vectorRows.loadRows(g, [id])).get(id)?.document ?? null;
     },
     async embedding(id) {
-      const g = await vectorStore.activeGeneration();
-      return g ? vectorStore.embeddingOf(g, id) : null;
+      const g = await activeVector();
+      return g ? vectorRows.embeddingOf(g, id) : null;
     },
     async allDocuments() {
       const lexical = new Map<string, MemoryDocument>();
@@ -87,13 +92,16 @@ export async function inspectReadModels(
     },
     async checkpoints() {
       const g = await lexicalStore.activeGeneration();
-      const v = await vectorStore.activeGeneration();
-      return { lexical: g === null ? 0 : await lexicalStore.checkpoint(g), vector: v?.checkpoint ?? 0 };
+      const v = await models.vector.generations.active();
+      return {
+        lexical: g === null ? 0 : await lexicalStore.checkpoint(g),
+        vector: v === null ? 0 : await models.vector.generations.checkpoint(v),
+      };
     },
     async generations() {
       return {
         lexical: await lexicalStore.activeGeneration(),
-        vector: (await vectorStore.activeGeneration())?.generation ?? null,
+        vector: await models.vector.generations.active(),
       };
     },
     close: () => models.close(),

@@ -1,25 +1,26 @@
 // Test support: the search service started in this process against real Postgres, Redis and
 // NATS, and a client that asks it the way the gateway and ranking do.
-import { requestRpc } from "@cairn/bus";
+import { call } from "@cairn/bus";
 import {
   type CandidatesReply,
   type CandidatesRequest,
   type GetMemoryReply,
   type GetMemoryRequest,
+  type HistoryReply,
+  type HistoryRequest,
   type SearchStatusReply,
   type SearchStatusRequest,
-  searchSubjects,
+  searchRpcs,
 } from "@cairn/contracts";
 import { createDatabasePool, migrateToLatest } from "@cairn/event-store";
+import { createTestLog, freshEventStream, type TestLog } from "@cairn/projection-runtime/testing";
 import { type ServiceHandle, startService } from "@cairn/service-runtime";
 import { waitFor } from "@cairn/testing";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import type pg from "pg";
 import type { Embedder } from "../embedders/embedder.ts";
-import { searchEnvSchema } from "../env.ts";
-import { startSearch } from "../search-service.ts";
-import { createTestLog, freshEventStream, type TestLog } from "./test-log.ts";
+import { createSearchService } from "../search-service.ts";
 
 export type SearchInfra = { databaseUrl: string; redisUrl: string; natsUrl: string; redisPrefix: string };
 
@@ -31,6 +32,7 @@ export type SearchUnderTest = {
   env: Record<string, string>;
   candidates(request: CandidatesRequest): Promise<CandidatesReply>;
   get(request: GetMemoryRequest): Promise<GetMemoryReply>;
+  history(request: HistoryRequest): Promise<HistoryReply>;
   status(request?: SearchStatusRequest): Promise<SearchStatusReply>;
   /** Waits until both projections have applied everything in the log. */
   settle(timeoutMs?: number): Promise<number>;
@@ -73,15 +75,10 @@ export async function startSearchUnderTest(
   if (!options.keepStream) await freshEventStream(client);
   const pool = createDatabasePool({ connectionString: infra.databaseUrl, max: 4 });
   const env = searchEnv(infra, options.env);
-  const definition = () => ({
-    name: "search" as const,
-    envSchema: searchEnvSchema,
-    start: startSearch(options.embedder ? { embedder: options.embedder } : {}),
-  });
+  const definition = () => createSearchService(options.embedder ? { embedder: options.embedder } : {});
   let service: ServiceHandle | undefined = await startService(definition(), env);
   const log = await createTestLog({ pool, nc: client });
-  const request = <T>(subject: string, payload: unknown) =>
-    requestRpc<T>(client, subject, payload, { timeoutMs: 20_000 });
+  const timeout = { timeoutMs: 20_000 };
 
   const under: SearchUnderTest = {
     get service() {
@@ -92,9 +89,10 @@ export async function startSearchUnderTest(
     pool,
     log,
     env,
-    candidates: (req) => request<CandidatesReply>(searchSubjects.candidates, req),
-    get: (req) => request<GetMemoryReply>(searchSubjects.get, req),
-    status: (req = {}) => request<SearchStatusReply>(searchSubjects.status, req),
+    candidates: (req) => call(client, searchRpcs.candidates, req, timeout),
+    get: (req) => call(client, searchRpcs.get, req, timeout),
+    history: (req) => call(client, searchRpcs.history, req, timeout),
+    status: (req = {}) => call(client, searchRpcs.status, req, timeout),
     async settle(timeoutMs = 15_000) {
       const last = await log.lastPosition();
       // The service may still be reconnecting to NATS (no responder yet): ask again.

@@ -11,10 +11,15 @@ export function registerMemoryReadTool(server: McpServer, deps: ToolDeps): void 
       title: "Read a memory",
       description:
         "The full content of one memory and its version (pass that version to update, delete or supersede it). " +
-        "Give its id, or the slot of an active memory.",
+        "Give its id, or the slot of an active memory. With as_of (a log position or an ISO time) it is the memory " +
+        "as it was then, read from the log.",
       inputSchema: {
         id: z.uuid().optional(),
         slot: z.string().optional(),
+        as_of: z
+          .union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })])
+          .optional()
+          .describe("a log position or an ISO time: the memory as it was then"),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -25,7 +30,12 @@ export function registerMemoryReadTool(server: McpServer, deps: ToolDeps): void 
         }
         const reply = await deps.ops.read(
           deps.caller,
-          { id: args.id, slot: args.slot, ...(args.slot === undefined ? {} : { tier: "memory" as const }) },
+          {
+            id: args.id,
+            slot: args.slot,
+            ...(args.slot === undefined ? {} : { tier: "memory" as const }),
+            ...(args.as_of === undefined ? {} : { asOf: args.as_of }),
+          },
           { consistency: "strong" },
         );
         return toolResult(

@@ -1,5 +1,5 @@
-import { requestRpc } from "@cairn/bus";
-import { backendServiceNames, type DependencyState, type HealthReply, healthSubject } from "@cairn/contracts";
+import { call } from "@cairn/bus";
+import { backendServiceNames, type DependencyState, healthRpc } from "@cairn/contracts";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { FastifyInstance } from "fastify";
 
@@ -34,12 +34,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: ReadinessDeps):
     };
     for (const service of backendServiceNames) {
       checks[service] = async () => {
-        const health = await requestRpc<HealthReply>(
-          deps.nc,
-          healthSubject(service),
-          {},
-          { timeoutMs: 2000 },
-        );
+        const health = await call(deps.nc, healthRpc(service), {}, { timeoutMs: 2000 });
         if (!health.ok) {
           const down = Object.entries(health.dependencies)
             .filter(([, s]) => !s.ok)

@@ -2,15 +2,12 @@
 // schedules and last runs, and the doctor's report. The maintenance service does the work;
 // these routes only pass the admin's principal along. (`pnpm cairn maintenance` and
 // `pnpm cairn doctor` do the same on the deployment, for any tenant.)
-import { requestRpc } from "@cairn/bus";
+import { call } from "@cairn/bus";
 import {
-  type DoctorReport,
   DoctorReportSchema,
   MaintenanceJobSchema,
-  type MaintenanceStatusReply,
   MaintenanceStatusReplySchema,
-  maintenanceSubjects,
-  type RunMaintenanceReply,
+  maintenanceRpcs,
   RunMaintenanceReplySchema,
 } from "@cairn/contracts";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -22,8 +19,6 @@ import { defineRoute, type RouteSpec } from "../route-spec.ts";
 const runTimeoutMs = 15 * 60_000;
 
 export function maintenanceRoutes(nc: NatsConnection): RouteSpec[] {
-  const request = <T>(subject: string, payload: unknown, timeoutMs = 60_000) =>
-    requestRpc<T>(nc, subject, payload, { timeoutMs });
   return [
     defineRoute({
       method: "POST",
@@ -48,10 +43,11 @@ export function maintenanceRoutes(nc: NatsConnection): RouteSpec[] {
       errors: [403, 503],
       handler: async ({ caller, body }) => {
         requireAdmin(caller.principal, "run maintenance");
-        return request<RunMaintenanceReply>(
-          maintenanceSubjects.run,
+        return call(
+          nc,
+          maintenanceRpcs.run,
           { principal: caller.principal, ...body },
-          runTimeoutMs,
+          { timeoutMs: runTimeoutMs },
         );
       },
     }),
@@ -65,9 +61,7 @@ export function maintenanceRoutes(nc: NatsConnection): RouteSpec[] {
       errors: [403],
       handler: async ({ caller }) => {
         requireAdmin(caller.principal, "see the maintenance schedule");
-        return request<MaintenanceStatusReply>(maintenanceSubjects.status, {
-          tenant: caller.principal.tenant,
-        });
+        return call(nc, maintenanceRpcs.status, { tenant: caller.principal.tenant }, { timeoutMs: 60_000 });
       },
     }),
     defineRoute({
@@ -86,14 +80,15 @@ export function maintenanceRoutes(nc: NatsConnection): RouteSpec[] {
       errors: [403],
       handler: async ({ caller, query }) => {
         requireAdmin(caller.principal, "read the doctor's report");
-        return request<DoctorReport>(
-          maintenanceSubjects.doctor,
+        return call(
+          nc,
+          maintenanceRpcs.doctor,
           {
             tenant: caller.principal.tenant,
             full: query.full === "true",
             summaryOnly: query.summary === "true",
           },
-          5 * 60_000,
+          { timeoutMs: 5 * 60_000 },
         );
       },
     }),

@@ -1,4 +1,5 @@
 import {
+  HistoryReplySchema,
   IdSchema,
   type Kind,
   limits,
@@ -12,6 +13,7 @@ import { z } from "zod";
 import type { Operations } from "../../operations/create-operations.ts";
 import { defineRoute, type RouteSpec } from "../route-spec.ts";
 import {
+  asOfQuery,
   IdParams,
   ReadQuery,
   ReadResponseSchema,
@@ -58,7 +60,7 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
           const { items, position } = await ops.list(
             caller,
             "memory",
-            { status, limit: query.limit },
+            { status, limit: query.limit, asOf: query.asOf },
             options,
           );
           return {
@@ -79,6 +81,7 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
             agent: query.author,
             limit: query.limit,
             includeExpired: query.includeExpired === "true",
+            asOf: query.asOf,
           },
           options,
         );
@@ -136,6 +139,7 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
             .max(200)
             .optional()
             .describe("the key this read came through (association)"),
+          asOf: asOfQuery,
           ...readQueryShape,
         })
         .strict(),
@@ -150,11 +154,26 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
         const options = readOptions(query);
         const result =
           query.viaKey === undefined
-            ? await ops.read(caller, { id: params.id }, options)
+            ? await ops.read(caller, { id: params.id, asOf: query.asOf }, options)
             : await ops.readMemory(caller, params.id, query.viaKey, options);
         reply.header("ETag", `"${result.document.version}"`);
         return result;
       },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/memories/{id}/history",
+      operationId: "getMemoryHistory",
+      summary: "Every version of a memory, from the log: when, by whom, which event, its text then",
+      description:
+        "The text of every version is given unless the memory was purged (then `purged` is true and " +
+        "no version has text). Read one past state with `GET /v1/memories/{id}?asOf=<position or time>`.",
+      tag: "memories",
+      params: IdParams,
+      query: ReadQuery,
+      success: { status: 200, description: "The versions, oldest first", schema: HistoryReplySchema },
+      errors: [404],
+      handler: ({ caller, params, query }) => ops.history(caller, params.id, readOptions(query)),
     }),
     defineRoute({
       method: "GET",

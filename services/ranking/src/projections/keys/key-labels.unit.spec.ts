@@ -1,7 +1,8 @@
 import { keyIdFor } from "@cairn/contracts";
+import { inferKeyType } from "@cairn/memory-model";
 import { describe, expect, it } from "vitest";
 import { jaccard, normalizeLabel, topicTerms, trigrams } from "../../text/analyze-text.ts";
-import { inferKeyType, keyLabelsOf } from "./key-labels.ts";
+import { keyLabelsOf } from "./key-labels.ts";
 
 describe("key labels", () => {
   it("types agent keys by their shape", () => {

@@ -10,23 +10,34 @@
 // existing key as aliases here, in log order, so a replay derives the same graph; a
 // `key.linked` whose id was folded that way resolves to the surviving key. Explicit merges
 // (`key.merged`, from ingest's `key.merge`) are applied as they come.
-import type { KeyType, StoredEvent } from "@cairn/contracts";
-import { keyIdFor } from "@cairn/contracts";
-import type { Redis } from "ioredis";
-import type { RedisLayout } from "../../store/redis-layout.ts";
-import { labelSimilarity, normalizeLabel, similarityForms, trigrams } from "../../text/analyze-text.ts";
 import {
-  evolveMemoryCard,
-  isLive,
-  isMemoryEvent,
-  type MemoryCard,
-  memoryIdOf,
-  parseEventData,
-} from "../memory-card/memory-card.ts";
-import type { Projection, ProjectionIo } from "../run-projection.ts";
+  type DecodedEvent,
+  type DecodedEventOf,
+  type EventType,
+  type KeyType,
+  keyIdFor,
+} from "@cairn/contracts";
+import {
+  type MemoryEvent,
+  matchesBySimilarity,
+  memoryEventTypes,
+  memoryIdOfStream,
+} from "@cairn/memory-model";
+import {
+  applyEventByEvent,
+  createRedisGenerations,
+  type Projection,
+  type RedisWrites,
+  snapshotRedisPrefix,
+} from "@cairn/projection-runtime";
+import type { Redis } from "ioredis";
+import { type KeyGraphKeys, keysLayout } from "../../store/redis-layout.ts";
+import { labelSimilarity, normalizeLabel, similarityForms, trigrams } from "../../text/analyze-text.ts";
+import { evolveMemoryCard, isLive, type MemoryCard } from "../memory-card/memory-card.ts";
+import { repairCards } from "../repair-cards.ts";
 import { linkWeight, reinforceLink } from "../signals/signal-math.ts";
 import { readCard } from "../signals/signals-projection.ts";
-import { type KeyLabel, keyLabelsOf, matchesBySimilarity } from "./key-labels.ts";
+import { type KeyLabel, keyLabelsOf } from "./key-labels.ts";
 
 export type KeyRecord = {
   keyId: string;
@@ -37,9 +48,17 @@ export type KeyRecord = {
   mergedInto: string | null;
 };
 
-export type KeysProjectionSettings = { layout: RedisLayout; mergeSimilarity: number };
+export type KeysProjectionSettings = {
+  redis: Redis;
+  /** The generations' base key (`<prefix>keys:`). */
+  base: string;
+  mergeSimilarity: number;
+  /** Reads a memory stream from the log, for repair. */
+  readStream: (streamId: string) => Promise<DecodedEvent[]>;
+};
 
-type TenantKeys = ReturnType<RedisLayout["keys"]>;
+type TenantKeys = KeyGraphKeys;
+type Io = { redis: Redis; writes: RedisWrites; keys: TenantKeys };
 
 export async function readKey(redis: Redis, keys: TenantKeys, keyId: string): Promise<KeyRecord | undefined> {
   const h = await redis.hgetall(keys.key(keyId));
@@ -66,8 +85,8 @@ export async function resolveKey(
   return record;
 }
 
-function writeKey(tx: ProjectionIo["tx"], keys: TenantKeys, record: KeyRecord) {
-  tx.hset(keys.key(record.keyId), {
+function writeKey(writes: RedisWrites, keys: TenantKeys, record: KeyRecord) {
+  writes.hset(keys.key(record.keyId), {
     label: record.label,
     norm: record.norm,
     type: record.type,
@@ -84,12 +103,13 @@ export function keyForms(record: Pick<KeyRecord, "label" | "aliases">): string[]
   return [...new Set([record.label, ...record.aliases].flatMap(similarityForms))];
 }
 
-function indexTrigrams(tx: ProjectionIo["tx"], keys: TenantKeys, keyId: string, label: string) {
-  for (const form of similarityForms(label)) for (const g of trigrams(form)) tx.sadd(keys.trigram(g), keyId);
+function indexTrigrams(writes: RedisWrites, keys: TenantKeys, keyId: string, label: string) {
+  for (const form of similarityForms(label))
+    for (const g of trigrams(form)) writes.sadd(keys.trigram(g), keyId);
 }
 
 async function findNearConcept(
-  io: ProjectionIo,
+  io: Io,
   keys: TenantKeys,
   label: string,
   threshold: number,
@@ -111,7 +131,7 @@ async function findNearConcept(
 
 /** The key a label is filed under: known label, near concept (merged as an alias), or a new key. */
 async function keyForLabel(
-  io: ProjectionIo,
+  io: Io,
   keys: TenantKeys,
   tenant: string,
   label: KeyLabel,
@@ -133,9 +153,9 @@ async function keyForLabel(
       const record = pending.get(near.keyId) ?? { ...near };
       if (!record.aliases.includes(label.label)) record.aliases = [...record.aliases, label.label];
       pending.set(record.keyId, record);
-      writeKey(io.tx, keys, record);
-      io.tx.hset(keys.labels, label.norm, record.keyId);
-      indexTrigrams(io.tx, keys, record.keyId, label.label);
+      writeKey(io.writes, keys, record);
+      io.writes.hset(keys.labels, label.norm, record.keyId);
+      indexTrigrams(io.writes, keys, record.keyId, label.label);
       return record;
     }
   }
@@ -148,43 +168,58 @@ async function keyForLabel(
     mergedInto: null,
   };
   pending.set(record.keyId, record);
-  writeKey(io.tx, keys, record);
-  io.tx.hset(keys.labels, label.norm, record.keyId);
-  io.tx.sadd(keys.all, record.keyId);
+  writeKey(io.writes, keys, record);
+  io.writes.hset(keys.labels, label.norm, record.keyId);
+  io.writes.sadd(keys.all, record.keyId);
   if (matchesBySimilarity(record.type))
-    for (const g of trigrams(record.norm)) io.tx.sadd(keys.trigram(g), record.keyId);
+    for (const g of trigrams(record.norm)) io.writes.sadd(keys.trigram(g), record.keyId);
   return record;
 }
 
 /** Removes a key and every way to find it (labels, aliases, trigrams). */
-async function dropKey(io: ProjectionIo, keys: TenantKeys, keyId: string) {
+async function dropKey(io: Io, keys: TenantKeys, keyId: string) {
   const record = await readKey(io.redis, keys, keyId);
   if (!record) return;
   for (const form of [record.label, ...record.aliases]) {
     const norm = normalizeLabel(form);
-    if ((await io.redis.hget(keys.labels, norm)) === keyId) io.tx.hdel(keys.labels, norm);
-    for (const f of similarityForms(form)) for (const g of trigrams(f)) io.tx.srem(keys.trigram(g), keyId);
+    if ((await io.redis.hget(keys.labels, norm)) === keyId) io.writes.hdel(keys.labels, norm);
+    for (const f of similarityForms(form))
+      for (const g of trigrams(f)) io.writes.srem(keys.trigram(g), keyId);
   }
-  io.tx.srem(keys.all, keyId);
-  io.tx.del(keys.key(keyId), keys.links(keyId));
+  io.writes.srem(keys.all, keyId);
+  io.writes.del(keys.key(keyId), keys.links(keyId));
 }
 
-async function applyMemoryEvent(event: StoredEvent, io: ProjectionIo, settings: KeysProjectionSettings) {
-  const tenant = event.meta.tenant;
-  const keys = settings.layout.keys(tenant);
-  const memoryId = memoryIdOf(event);
-  const before = await readCard(io.redis, keys.card(memoryId));
+async function applyMemoryEvent(event: MemoryEvent, io: Io, settings: KeysProjectionSettings) {
+  const memoryId = memoryIdOfStream(event.streamId) as string;
+  const before = await readCard(io.redis, io.keys.card(memoryId));
   const after = evolveMemoryCard(before, event);
-  if (!after) return;
-  io.tx.set(keys.card(memoryId), JSON.stringify(after));
-  if (isLive(before) !== isLive(after)) io.tx.incrby(keys.liveCount, isLive(after) ? 1 : -1);
-  if (before && before.keys === after.keys && before.entities === after.entities) return;
-  await relink(io, keys, tenant, after, settings, event.type === "memory.purged");
+  await applyCardChange(io, settings, before, after, event.type === "memory.purged");
+}
+
+/** The card and the memory's key links after a change of its card. */
+async function applyCardChange(
+  io: Io,
+  settings: KeysProjectionSettings,
+  before: MemoryCard | undefined,
+  after: MemoryCard,
+  erasing: boolean,
+) {
+  const { keys } = io;
+  io.writes.set(keys.card(after.id), JSON.stringify(after));
+  if (isLive(before) !== isLive(after)) io.writes.incrby(keys.liveCount, isLive(after) ? 1 : -1);
+  if (
+    before &&
+    JSON.stringify(before.keys) === JSON.stringify(after.keys) &&
+    JSON.stringify(before.entities) === JSON.stringify(after.entities)
+  )
+    return;
+  await relink(io, keys, after.tenant, after, settings, erasing);
 }
 
 /** Files the memory under exactly the keys of its current labels (links it had keep their weight). */
 async function relink(
-  io: ProjectionIo,
+  io: Io,
   keys: TenantKeys,
   tenant: string,
   card: MemoryCard,
@@ -200,47 +235,45 @@ async function relink(
   const current = await io.redis.smembers(keys.memoryKeys(card.id));
   for (const keyId of current) {
     if (wanted.has(keyId)) continue;
-    io.tx.zrem(keys.links(keyId), card.id);
-    io.tx.srem(keys.memoryKeys(card.id), keyId);
+    io.writes.zrem(keys.links(keyId), card.id);
+    io.writes.srem(keys.memoryKeys(card.id), keyId);
     // An erased memory's entity was its text: a key that only it was filed under goes too.
     if (erasing && (await io.redis.zcard(keys.links(keyId))) <= 1) await dropKey(io, keys, keyId);
   }
   for (const keyId of wanted) {
-    io.tx.zadd(keys.links(keyId), "NX", linkWeight.initial, card.id);
-    io.tx.sadd(keys.memoryKeys(card.id), keyId);
+    io.writes.zadd(keys.links(keyId), "NX", linkWeight.initial, card.id);
+    io.writes.sadd(keys.memoryKeys(card.id), keyId);
   }
 }
 
-async function applyKeyMerged(event: StoredEvent, io: ProjectionIo, settings: KeysProjectionSettings) {
-  const data = parseEventData(event, "key.merged");
-  if (!data) return;
-  const keys = settings.layout.keys(event.meta.tenant);
+async function applyKeyMerged(event: DecodedEventOf<"key.merged">, io: Io) {
+  const { data } = event;
+  const { keys } = io;
   const from = await readKey(io.redis, keys, data.keyId);
   const into = await resolveKey(io.redis, keys, data.intoKeyId);
   if (!from || from.mergedInto || !into || into.keyId === from.keyId) return;
   const aliases = [...new Set([...into.aliases, from.label, ...from.aliases, data.alias])].filter(
     (a) => normalizeLabel(a) !== into.norm,
   );
-  writeKey(io.tx, keys, { ...into, aliases });
-  writeKey(io.tx, keys, { ...from, mergedInto: into.keyId });
-  io.tx.srem(keys.all, from.keyId);
+  writeKey(io.writes, keys, { ...into, aliases });
+  writeKey(io.writes, keys, { ...from, mergedInto: into.keyId });
+  io.writes.srem(keys.all, from.keyId);
   for (const form of [from.label, ...from.aliases, data.alias])
-    io.tx.hset(keys.labels, normalizeLabel(form), into.keyId);
+    io.writes.hset(keys.labels, normalizeLabel(form), into.keyId);
   const links = await io.redis.zrange(keys.links(from.keyId), 0, -1, "WITHSCORES");
   for (let i = 0; i + 1 < links.length; i += 2) {
     const memoryId = links[i] as string;
     // The stronger of the two links survives the merge.
-    io.tx.zadd(keys.links(into.keyId), "GT", Number(links[i + 1]), memoryId);
-    io.tx.srem(keys.memoryKeys(memoryId), from.keyId);
-    io.tx.sadd(keys.memoryKeys(memoryId), into.keyId);
+    io.writes.zadd(keys.links(into.keyId), "GT", Number(links[i + 1]), memoryId);
+    io.writes.srem(keys.memoryKeys(memoryId), from.keyId);
+    io.writes.sadd(keys.memoryKeys(memoryId), into.keyId);
   }
-  io.tx.del(keys.links(from.keyId));
+  io.writes.del(keys.links(from.keyId));
 }
 
-async function applyKeyLinked(event: StoredEvent, io: ProjectionIo, settings: KeysProjectionSettings) {
-  const data = parseEventData(event, "key.linked");
-  if (!data) return;
-  const keys = settings.layout.keys(event.meta.tenant);
+async function applyKeyLinked(event: DecodedEventOf<"key.linked">, io: Io, settings: KeysProjectionSettings) {
+  const { data } = event;
+  const { keys } = io;
   let record = await resolveKey(io.redis, keys, data.keyId);
   if (!record) {
     const pending: Pending = new Map();
@@ -249,18 +282,18 @@ async function applyKeyLinked(event: StoredEvent, io: ProjectionIo, settings: Ke
     record = await keyForLabel(io, keys, event.meta.tenant, label, pending, settings);
     if (record.keyId !== data.keyId) {
       // Ingest's id for a label this read model files under another key: make it resolve there.
-      writeKey(io.tx, keys, { ...record, keyId: data.keyId, aliases: [], mergedInto: record.keyId });
+      writeKey(io.writes, keys, { ...record, keyId: data.keyId, aliases: [], mergedInto: record.keyId });
     }
   }
-  io.tx.zadd(keys.links(record.keyId), "NX", linkWeight.initial, data.memoryId);
-  io.tx.sadd(keys.memoryKeys(data.memoryId), record.keyId);
+  io.writes.zadd(keys.links(record.keyId), "NX", linkWeight.initial, data.memoryId);
+  io.writes.sadd(keys.memoryKeys(data.memoryId), record.keyId);
 }
 
 /** Hebbian reinforcement: an agent reached these memories through this key. */
-async function applyRecalled(event: StoredEvent, io: ProjectionIo, settings: KeysProjectionSettings) {
-  const data = parseEventData(event, "memories.recalled");
-  if (!data?.viaKey) return;
-  const keys = settings.layout.keys(event.meta.tenant);
+async function applyRecalled(event: DecodedEventOf<"memories.recalled">, io: Io) {
+  const { data } = event;
+  if (!data.viaKey) return;
+  const { keys } = io;
   const record = await resolveKey(io.redis, keys, data.viaKey);
   if (!record) return;
   const ids = [...new Set(data.memoryIds)];
@@ -268,20 +301,61 @@ async function applyRecalled(event: StoredEvent, io: ProjectionIo, settings: Key
   ids.forEach((id, i) => {
     const weight = weights[i];
     if (weight === null || weight === undefined) return;
-    io.tx.zadd(keys.links(record.keyId), reinforceLink(Number(weight)), id);
+    io.writes.zadd(keys.links(record.keyId), reinforceLink(Number(weight)), id);
   });
 }
 
+export const keysHandles: ReadonlySet<EventType> = new Set<EventType>([
+  ...memoryEventTypes,
+  "key.linked",
+  "key.merged",
+  "memories.recalled",
+]);
+
 export function keysProjection(settings: KeysProjectionSettings): Projection {
+  const { redis } = settings;
+  const generations = createRedisGenerations(redis, settings.base);
+  const io = (generation: number, tenant: string, writes: RedisWrites): Io => ({
+    redis,
+    writes,
+    keys: keysLayout(generations.prefix(generation))(tenant),
+  });
+  const applyActivity = (event: DecodedEvent, at: Io) => {
+    if (event.type === "key.merged") return applyKeyMerged(event, at);
+    if (event.type === "key.linked") return applyKeyLinked(event, at, settings);
+    if (event.type === "memories.recalled") return applyRecalled(event, at);
+    return Promise.resolve();
+  };
   return {
-    name: "keys",
-    canHandle: (type) =>
-      isMemoryEvent(type) || type === "key.linked" || type === "key.merged" || type === "memories.recalled",
-    apply: async (event, io) => {
-      if (isMemoryEvent(event.type)) return applyMemoryEvent(event, io, settings);
-      if (event.type === "key.merged") return applyKeyMerged(event, io, settings);
-      if (event.type === "key.linked") return applyKeyLinked(event, io, settings);
-      if (event.type === "memories.recalled") return applyRecalled(event, io, settings);
-    },
+    name: "ranking.keys",
+    handles: keysHandles,
+    readsText: true,
+    generations,
+    snapshot: (generation) => snapshotRedisPrefix(redis, generations.prefix(generation)),
+    apply: (batch) =>
+      applyEventByEvent(generations, batch, async (event, writes, generation) => {
+        const at = io(generation, event.meta.tenant, writes);
+        if (event.streamType === "memory") return applyMemoryEvent(event as MemoryEvent, at, settings);
+        return applyActivity(event, at);
+      }),
+    repair: (generation, events) =>
+      repairCards({
+        generations,
+        generation,
+        events,
+        readStream: settings.readStream,
+        cardKey: (tenant, id) => keysLayout(generations.prefix(generation))(tenant).card(id),
+        redis,
+        applyActivity: (event, writes) => applyActivity(event, io(generation, event.meta.tenant, writes)),
+        applyCard: (before, after, writes) =>
+          applyCardChange(
+            io(generation, after.tenant, writes),
+            settings,
+            before,
+            after,
+            Boolean(after.purgedAt),
+          ),
+      }),
+    probe: async () => void (await redis.ping()),
   };
 }

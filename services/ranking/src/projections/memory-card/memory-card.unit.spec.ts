@@ -1,57 +1,34 @@
-import { defaultTenantSettings, type StoredEvent } from "@cairn/contracts";
+import { defaultTenantSettings } from "@cairn/contracts";
+import { eventLine, memoryRecord } from "@cairn/memory-model/testing";
 import { describe, expect, it } from "vitest";
 import { isDeliberateRead, mergeTenantSettings } from "../signals/signals-projection.ts";
-import { evolveMemoryCard, isLive, isVisibleTo, type MemoryCard } from "./memory-card.ts";
+import { evolveMemoryCard, isLive, isVisibleTo } from "./memory-card.ts";
 
 const id = "00000000-0000-4000-8000-000000000001";
 
-function event(type: string, data: unknown, at = "2025-01-01T00:00:00Z"): StoredEvent {
-  return {
-    eventId: "00000000-0000-4000-8000-0000000000ff",
-    position: 1,
-    streamId: `memory-${id}`,
-    streamType: "memory",
-    version: 1,
-    type,
-    schemaVersion: 1,
-    data,
-    meta: {
-      tenant: "t",
-      actor: "a",
-      correlationId: "c",
-      causationId: null,
-      traceContext: {},
-      recordedAt: at,
-    },
-  };
+function stream() {
+  const s = eventLine().stream(id, { tenant: "t", actor: "a" });
+  const recorded = s.next(
+    "memory.recorded",
+    memoryRecord({
+      id,
+      scope: "agent",
+      agent: "alice",
+      slot: "deploys",
+      kind: "fact",
+      content: "Deploys run through the canary pipeline.",
+      title: "Deploys run through the canary pipeline.",
+      keys: ["deploys"],
+      entities: [{ text: "Canary", type: "product" }],
+      sentiment: 0.2,
+    }),
+  );
+  return { s, recorded };
 }
-
-const recorded = event("memory.recorded", {
-  id,
-  tier: "memory",
-  scope: "agent",
-  agent: "alice",
-  supersedes: null,
-  promotedFrom: null,
-  slot: "deploys",
-  kind: "fact",
-  content: "Deploys run through the canary pipeline.",
-  title: "Deploys run through the canary pipeline.",
-  tags: [],
-  aliases: [],
-  keys: ["deploys"],
-  entities: [{ text: "Canary", type: "product" }],
-  links: [],
-  sentiment: 0.2,
-  contentHash: "h",
-  project: null,
-  source: null,
-  validFrom: null,
-});
 
 describe("evolveMemoryCard", () => {
   it("records terms once (a derived title does not count twice), status, and visibility", () => {
-    const card = evolveMemoryCard(undefined, recorded) as MemoryCard;
+    const card = evolveMemoryCard(undefined, stream().recorded);
     expect(card.terms).toEqual(["deploi", "run", "canari", "pipelin"]);
     expect(card.length).toBe(4);
     expect(isLive(card)).toBe(true);
@@ -61,20 +38,25 @@ describe("evolveMemoryCard", () => {
     expect(isVisibleTo(card, { tenant: "u", agent: "alice", role: "agent", primary: true })).toBe(false);
   });
   it("follows revisions, lifecycle and erasure", () => {
-    let card = evolveMemoryCard(undefined, recorded) as MemoryCard;
+    const { s, recorded } = stream();
+    let card = evolveMemoryCard(undefined, recorded);
     card = evolveMemoryCard(
       card,
-      event("memory.revised", {
+      s.next("memory.revised", {
         content: "Deploys are blue-green now.",
         title: "Deploys are blue-green now.",
       }),
-    ) as MemoryCard;
+    );
     expect(card.terms).toEqual(["deploi", "blue", "green"]);
-    card = evolveMemoryCard(card, event("memory.archived", { reason: null })) as MemoryCard;
+    expect(card.content).toBe("");
+    card = evolveMemoryCard(card, s.next("memory.revised", { title: "Deploys" }));
+    expect(card.terms).toEqual(["deploi", "blue", "green"]);
+    card = evolveMemoryCard(card, s.next("memory.archived", { reason: null }));
     expect(isLive(card)).toBe(false);
-    card = evolveMemoryCard(card, event("memory.restored", { reason: null })) as MemoryCard;
+    card = evolveMemoryCard(card, s.next("memory.restored", { reason: null }));
     expect(isLive(card)).toBe(true);
-    card = evolveMemoryCard(card, event("memory.purged", { reason: null, runId: null })) as MemoryCard;
+    card = evolveMemoryCard(card, s.next("memory.deleted", { reason: null }));
+    card = evolveMemoryCard(card, s.next("memory.purged", { reason: null, runId: null }));
     expect(card).toMatchObject({ title: "", entities: [], terms: [], length: 0, keys: ["deploys"] });
   });
 });

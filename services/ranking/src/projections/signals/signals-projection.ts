@@ -1,23 +1,27 @@
 // The signals read model: feedback, recalls, depth, attention, hot topics, entity
-// co-occurrence and the tenant's settings, per tenant, in Redis.
+// co-occurrence and the tenant's settings, per tenant, in Redis (a projection of the log with
+// generations, so it can be rebuilt while it serves).
 import {
+  type DecodedEvent,
+  type DecodedEventOf,
   defaultTenantSettings,
-  type StoredEvent,
+  type EventType,
   type TenantSettings,
   TenantSettingsSchema,
 } from "@cairn/contracts";
-import type { Redis } from "ioredis";
-import type { RedisLayout } from "../../store/redis-layout.ts";
-import { normalizeLabel, topicTerms } from "../../text/analyze-text.ts";
+import { type MemoryEvent, memoryEventTypes, memoryIdOfStream, recordedEventType } from "@cairn/memory-model";
 import {
-  evolveMemoryCard,
-  isLive,
-  isMemoryEvent,
-  type MemoryCard,
-  memoryIdOf,
-  parseEventData,
-} from "../memory-card/memory-card.ts";
-import type { Projection, ProjectionIo } from "../run-projection.ts";
+  applyEventByEvent,
+  createRedisGenerations,
+  type Projection,
+  type RedisWrites,
+  snapshotRedisPrefix,
+} from "@cairn/projection-runtime";
+import type { Redis } from "ioredis";
+import { type SignalKeys, signalsLayout } from "../../store/redis-layout.ts";
+import { normalizeLabel, topicTerms } from "../../text/analyze-text.ts";
+import { evolveMemoryCard, isLive, type MemoryCard } from "../memory-card/memory-card.ts";
+import { repairCards } from "../repair-cards.ts";
 import {
   addLog2,
   attentionIncrement,
@@ -27,10 +31,18 @@ import {
 } from "./signal-math.ts";
 
 export type SignalsProjectionSettings = {
-  layout: RedisLayout;
+  redis: Redis;
+  /** The generations' base key (`<prefix>signals:`). */
+  base: string;
   depth: DepthSettings;
   hotHalfLifeDays: number;
+  /** Reads a memory stream from the log, for repair. */
+  readStream: (streamId: string) => Promise<DecodedEvent[]>;
 };
+
+type Io = { redis: Redis; writes: RedisWrites; keys: SignalKeys };
+
+const creations = new Set<string>(Object.values(recordedEventType));
 
 /**
  * A recall is a deliberate read when the memory was opened (no query: `read_memory`) or
@@ -84,15 +96,39 @@ export function mergeTenantSettings(
   return { ...current, ...Object.fromEntries(defined) };
 }
 
-async function applyMemoryEvent(event: StoredEvent, io: ProjectionIo, settings: SignalsProjectionSettings) {
-  const keys = settings.layout.signals(event.meta.tenant);
-  const id = memoryIdOf(event);
+async function applyMemoryEvent(event: MemoryEvent, io: Io, settings: SignalsProjectionSettings) {
+  const { keys } = io;
+  const id = memoryIdOfStream(event.streamId) as string;
   const before = await readCard(io.redis, keys.card(id));
   const after = evolveMemoryCard(before, event);
-  if (!after) return;
-  io.tx.set(keys.card(id), JSON.stringify(after));
-  if (isLive(before) !== isLive(after)) io.tx.incrby(keys.liveCount, isLive(after) ? 1 : -1);
-  const purged = event.type === "memory.purged";
+  await applyCardChange(
+    io,
+    settings,
+    before,
+    after,
+    event.type === "memory.purged",
+    creations.has(event.type),
+    event.meta.recordedAt,
+  );
+}
+
+/**
+ * What a card going from `before` to `after` changes in the tenant's signals: statistics and
+ * co-occurrence follow the live memories; attention and hot topics count what is written.
+ */
+export async function applyCardChange(
+  io: Io,
+  settings: Pick<SignalsProjectionSettings, "hotHalfLifeDays">,
+  before: MemoryCard | undefined,
+  after: MemoryCard,
+  purged: boolean,
+  written: boolean,
+  at: string,
+): Promise<void> {
+  const { keys } = io;
+  const id = after.id;
+  io.writes.set(keys.card(id), JSON.stringify(after));
+  if (isLive(before) !== isLive(after)) io.writes.incrby(keys.liveCount, isLive(after) ? 1 : -1);
 
   // Lexical statistics (document frequency, total length) follow the live memories: what a
   // memory contributed before the event is taken back, what it contributes after is added.
@@ -104,17 +140,18 @@ async function applyMemoryEvent(event: StoredEvent, io: ProjectionIo, settings: 
   const vanishing: string[] = [];
   leaving.forEach((term, i) => {
     if (Number(priorFrequency[i] ?? 0) <= 1) {
-      io.tx.hdel(keys.documentFrequency, term);
+      io.writes.hdel(keys.documentFrequency, term);
       vanishing.push(term);
-    } else io.tx.hincrby(keys.documentFrequency, term, -1);
+    } else io.writes.hincrby(keys.documentFrequency, term, -1);
   });
-  for (const term of termsAfter) if (!termsBefore.has(term)) io.tx.hincrby(keys.documentFrequency, term, 1);
+  for (const term of termsAfter)
+    if (!termsBefore.has(term)) io.writes.hincrby(keys.documentFrequency, term, 1);
   const lengthChange = (isLive(after) ? after.length : 0) - (isLive(before) ? before.length : 0);
-  if (lengthChange !== 0) io.tx.incrby(keys.totalLength, lengthChange);
+  if (lengthChange !== 0) io.writes.incrby(keys.totalLength, lengthChange);
   if (purged && vanishing.length > 0) {
     // Words only the erased memory had do not stay behind in the term signals either.
-    io.tx.zrem(keys.attention, ...vanishing);
-    io.tx.zrem(keys.hot, ...vanishing);
+    io.writes.zrem(keys.attention, ...vanishing);
+    io.writes.zrem(keys.hot, ...vanishing);
   }
 
   // Co-occurrence, the same way; counts that reach zero are removed, so an entity that no
@@ -124,14 +161,14 @@ async function applyMemoryEvent(event: StoredEvent, io: ProjectionIo, settings: 
   const gone = [...was.keys()].filter((norm) => !now.has(norm));
   const priorCounts = gone.length > 0 ? await io.redis.zmscore(keys.entityCounts, ...gone) : [];
   gone.forEach((norm, i) => {
-    io.tx.zincrby(keys.entityCounts, -1, norm);
-    if (Number(priorCounts[i] ?? 0) <= 1) io.tx.hdel(keys.entityLabels, norm);
+    io.writes.zincrby(keys.entityCounts, -1, norm);
+    if (Number(priorCounts[i] ?? 0) <= 1) io.writes.hdel(keys.entityLabels, norm);
   });
   for (const [norm, label] of now) {
-    if (!was.has(norm)) io.tx.zincrby(keys.entityCounts, 1, norm);
-    io.tx.hsetnx(keys.entityLabels, norm, label);
+    if (!was.has(norm)) io.writes.zincrby(keys.entityCounts, 1, norm);
+    io.writes.hsetnx(keys.entityLabels, norm, label);
   }
-  if (gone.length > 0) io.tx.zremrangebyscore(keys.entityCounts, "-inf", 0);
+  if (gone.length > 0) io.writes.zremrangebyscore(keys.entityCounts, "-inf", 0);
   const pairKey = ([a, b]: [string, string]) => `${a}\u0000${b}`;
   const oldPairs = new Set(pairs([...was.keys()].sort()).map(pairKey));
   const newPairs = new Set(pairs([...now.keys()].sort()).map(pairKey));
@@ -139,38 +176,37 @@ async function applyMemoryEvent(event: StoredEvent, io: ProjectionIo, settings: 
   for (const p of oldPairs) {
     if (newPairs.has(p)) continue;
     const [a, b] = p.split("\u0000") as [string, string];
-    io.tx.zincrby(keys.cooccurrence(a), -1, b);
-    io.tx.zincrby(keys.cooccurrence(b), -1, a);
+    io.writes.zincrby(keys.cooccurrence(a), -1, b);
+    io.writes.zincrby(keys.cooccurrence(b), -1, a);
     touched.add(a).add(b);
   }
-  for (const norm of touched) io.tx.zremrangebyscore(keys.cooccurrence(norm), "-inf", 0);
+  for (const norm of touched) io.writes.zremrangebyscore(keys.cooccurrence(norm), "-inf", 0);
   for (const p of newPairs) {
     if (oldPairs.has(p)) continue;
     const [a, b] = p.split("\u0000") as [string, string];
-    io.tx.zincrby(keys.cooccurrence(a), 1, b);
-    io.tx.zincrby(keys.cooccurrence(b), 1, a);
+    io.writes.zincrby(keys.cooccurrence(a), 1, b);
+    io.writes.zincrby(keys.cooccurrence(b), 1, a);
   }
 
   // Attention and hot topics count what is written: the terms a record or revision adds.
-  const written =
-    event.type.endsWith("recorded") || event.type.endsWith("submitted") || event.type.endsWith("opened");
-  const revisedContent = !purged && before !== undefined && after.terms !== before.terms;
+  const revisedContent =
+    !purged && before !== undefined && JSON.stringify(after.terms) !== JSON.stringify(before.terms);
   if (written || revisedContent) {
     const old = new Set(written ? [] : (before?.terms ?? []));
     const added = after.terms.filter((t) => !old.has(t));
     const increment = attentionIncrement(after.sentiment);
-    await addHeat(io, keys.hot, added, event.meta.recordedAt, settings.hotHalfLifeDays);
-    for (const term of added) io.tx.zincrby(keys.attention, increment, term);
+    await addHeat(io, keys.hot, added, at, settings.hotHalfLifeDays);
+    for (const term of added) io.writes.zincrby(keys.attention, increment, term);
   }
 }
 
-async function addHeat(io: ProjectionIo, key: string, terms: string[], at: string, halfLifeDays: number) {
+async function addHeat(io: Io, key: string, terms: string[], at: string, halfLifeDays: number) {
   if (terms.length === 0) return;
   const exponent = heatExponent(at, halfLifeDays);
   const current = await io.redis.zmscore(key, ...terms);
   terms.forEach((term, i) => {
     const value = current[i];
-    io.tx.zadd(
+    io.writes.zadd(
       key,
       addLog2(value === null || value === undefined ? undefined : Number(value), exponent),
       term,
@@ -178,55 +214,101 @@ async function addHeat(io: ProjectionIo, key: string, terms: string[], at: strin
   });
 }
 
+async function applyFeedback(event: DecodedEventOf<"feedback.given">, io: Io) {
+  io.writes.hset(io.keys.feedback(event.data.memoryId), event.data.agent, event.data.useful ? 1 : -1);
+}
+
+async function applyRecalled(
+  event: DecodedEventOf<"memories.recalled">,
+  io: Io,
+  settings: SignalsProjectionSettings,
+) {
+  const { data } = event;
+  const { keys } = io;
+  const ids = [...new Set(data.memoryIds)];
+  const at = event.meta.recordedAt;
+  for (const id of ids) {
+    io.writes.hincrby(keys.recalls(id), "count", 1);
+    io.writes.hset(keys.recalls(id), "lastAt", at);
+  }
+  // Only a deliberate read deepens a memory; being listed by a search does not.
+  if (isDeliberateRead(data)) {
+    const depths = await Promise.all(ids.map((id) => io.redis.hmget(keys.depth(id), "value", "at")));
+    ids.forEach((id, i) => {
+      const [value, since] = depths[i] ?? [];
+      const state = value != null && since != null ? { value: Number(value), at: since } : undefined;
+      const next = reinforceDepth(state, at, settings.depth);
+      io.writes.hset(keys.depth(id), { value: next.value, at: next.at });
+      io.writes.hincrby(keys.recalls(id), "reads", 1);
+      io.writes.hset(keys.recalls(id), "lastReadAt", at);
+    });
+  }
+  // What agents ask about now is a hot topic too.
+  if (data.query)
+    await addHeat(io, keys.hot, [...new Set(topicTerms(data.query))], at, settings.hotHalfLifeDays);
+}
+
+async function applySettings(event: DecodedEventOf<"tenant.settings_changed">, io: Io) {
+  const current = await readTenantSettings(io.redis, io.keys.settings);
+  io.writes.set(io.keys.settings, JSON.stringify(mergeTenantSettings(current, event.data)));
+}
+
+export const signalsHandles: ReadonlySet<EventType> = new Set<EventType>([
+  ...memoryEventTypes,
+  "feedback.given",
+  "memories.recalled",
+  "tenant.settings_changed",
+]);
+
 export function signalsProjection(settings: SignalsProjectionSettings): Projection {
+  const { redis } = settings;
+  const generations = createRedisGenerations(redis, settings.base);
+  const io = (generation: number, tenant: string, writes: RedisWrites): Io => ({
+    redis,
+    writes,
+    keys: signalsLayout(generations.prefix(generation))(tenant),
+  });
   return {
-    name: "signals",
-    canHandle: (type) =>
-      isMemoryEvent(type) ||
-      type === "feedback.given" ||
-      type === "memories.recalled" ||
-      type === "tenant.settings_changed",
-    apply: async (event, io) => {
-      const keys = settings.layout.signals(event.meta.tenant);
-      if (isMemoryEvent(event.type)) return applyMemoryEvent(event, io, settings);
-      if (event.type === "feedback.given") {
-        const data = parseEventData(event, "feedback.given");
-        if (data) io.tx.hset(keys.feedback(data.memoryId), data.agent, data.useful ? 1 : -1);
-        return;
-      }
-      if (event.type === "memories.recalled") {
-        const data = parseEventData(event, "memories.recalled");
-        if (!data) return;
-        const ids = [...new Set(data.memoryIds)];
-        const at = event.meta.recordedAt;
-        for (const id of ids) {
-          io.tx.hincrby(keys.recalls(id), "count", 1);
-          io.tx.hset(keys.recalls(id), "lastAt", at);
-        }
-        // Only a deliberate read deepens a memory; being listed by a search does not.
-        if (isDeliberateRead(data)) {
-          const depths = await Promise.all(ids.map((id) => io.redis.hmget(keys.depth(id), "value", "at")));
-          ids.forEach((id, i) => {
-            const [value, since] = depths[i] ?? [];
-            const state = value != null && since != null ? { value: Number(value), at: since } : undefined;
-            const next = reinforceDepth(state, at, settings.depth);
-            io.tx.hset(keys.depth(id), { value: next.value, at: next.at });
-            io.tx.hincrby(keys.recalls(id), "reads", 1);
-            io.tx.hset(keys.recalls(id), "lastReadAt", at);
-          });
-        }
-        // What agents ask about now is a hot topic too.
-        if (data.query) {
-          await addHeat(io, keys.hot, [...new Set(topicTerms(data.query))], at, settings.hotHalfLifeDays);
-        }
-        return;
-      }
-      if (event.type === "tenant.settings_changed") {
-        const data = parseEventData(event, "tenant.settings_changed");
-        if (!data) return;
-        const current = await readTenantSettings(io.redis, keys.settings);
-        io.tx.set(keys.settings, JSON.stringify(mergeTenantSettings(current, data)));
-      }
-    },
+    name: "ranking.signals",
+    handles: signalsHandles,
+    readsText: true,
+    generations,
+    snapshot: (generation) => snapshotRedisPrefix(redis, generations.prefix(generation)),
+    apply: (batch) =>
+      applyEventByEvent(generations, batch, async (event, writes, generation) => {
+        const at = io(generation, event.meta.tenant, writes);
+        if (event.streamType === "memory") return applyMemoryEvent(event as MemoryEvent, at, settings);
+        if (event.type === "feedback.given") return applyFeedback(event, at);
+        if (event.type === "memories.recalled") return applyRecalled(event, at, settings);
+        if (event.type === "tenant.settings_changed") return applySettings(event, at);
+      }),
+    repair: (generation, events) =>
+      repairCards({
+        generations,
+        generation,
+        events,
+        readStream: settings.readStream,
+        cardKey: (tenant, id) => signalsLayout(generations.prefix(generation))(tenant).card(id),
+        redis,
+        // Activity and settings do not depend on order: applied as they come.
+        applyActivity: (event, writes) => {
+          const at = io(generation, event.meta.tenant, writes);
+          if (event.type === "feedback.given") return applyFeedback(event, at);
+          if (event.type === "memories.recalled") return applyRecalled(event, at, settings);
+          if (event.type === "tenant.settings_changed") return applySettings(event, at);
+          return Promise.resolve();
+        },
+        applyCard: (before, after, writes, event) =>
+          applyCardChange(
+            io(generation, after.tenant, writes),
+            settings,
+            before,
+            after,
+            Boolean(after.purgedAt) && !before?.purgedAt,
+            before === undefined,
+            event.meta.recordedAt,
+          ),
+      }),
+    probe: async () => void (await redis.ping()),
   };
 }

@@ -1,24 +1,25 @@
-// The lexical read model in Redis, in generations. Each generation is one RediSearch index
-// with its documents, its checkpoint and its synonym table, all under
-// `<prefix>search:lexical:g<n>:`. `search:lexical:active` names the generation that serves
-// queries and receives live events; a rebuild fills a new generation and then switches.
+// The lexical read model in Redis, in generations (the projection runtime's Redis
+// generations under `<prefix>search:lexical:`). Each generation is one RediSearch index with
+// its documents and its synonym table, all under `<prefix>search:lexical:g<n>:`; the active
+// one serves queries and receives live events, a rebuild fills a new one and then switches.
 import { type MemoryDocument, MemoryDocumentSchema } from "@cairn/contracts";
+import {
+  type ApplyOutcome,
+  createRedisGenerations,
+  type ProjectionWriter,
+  type RedisCommand,
+  type RedisGenerations,
+} from "@cairn/projection-runtime";
 import type { Redis } from "ioredis";
 import { documentFields, lexicalSchema } from "./lexical-index.ts";
 import {
   bm25Scorer,
-  type CommitOutcome,
-  commitScript,
   createIndexCommand,
   dropIndexCommand,
   isIndexExistsError,
   isUnknownIndexError,
   type RediSearchModule,
-  switchScript,
 } from "./redisearch.ts";
-
-/** Who may write a generation: the live projection (the active one) or the rebuild filling it. */
-export type LexicalWriter = { kind: "live" } | { kind: "builder"; token: string };
 
 export type LexicalWrite =
   | { kind: "document"; document: MemoryDocument }
@@ -26,48 +27,25 @@ export type LexicalWrite =
 
 export type LexicalHit = { id: string; score: number; document: MemoryDocument };
 
-export type LexicalGenerationInfo = { generation: number; checkpoint: number; builder: string | null };
-
 export type LexicalStore = {
   readonly module: RediSearchModule;
+  readonly generations: RedisGenerations;
   activeGeneration(): Promise<number | null>;
-  /** The active generation, creating the first one (empty, checkpoint 0) when there is none. */
-  ensureActiveGeneration(): Promise<number>;
-  /** Makes sure the index of a generation exists (after a Redis restart without its data). */
-  ensureIndex(generation: number): Promise<void>;
-  /** A new, empty generation owned by the builder `token`. */
-  createGeneration(token: string): Promise<number>;
-  /** Generations being built (not active), for resuming an interrupted rebuild. */
-  buildingGenerations(): Promise<LexicalGenerationInfo[]>;
-  /** Generations that are neither active nor being built (left by a switch that did not drop them). */
-  leftoverGenerations(): Promise<number[]>;
-  /** Takes over a building generation (a rerun of an interrupted rebuild). */
-  claimGeneration(generation: number, token: string): Promise<void>;
   checkpoint(generation: number): Promise<number>;
   loadDocuments(generation: number, ids: readonly string[]): Promise<Map<string, MemoryDocument>>;
   loadDocument(generation: number, id: string): Promise<MemoryDocument | null>;
   loadSynonyms(generation: number, tenant: string): Promise<string[][]>;
+  /** Writes documents and synonym tables and moves the checkpoint, atomically (compare-and-set). */
   commit(
     generation: number,
-    writer: LexicalWriter,
+    writer: ProjectionWriter,
     expected: number,
     next: number,
     writes: readonly LexicalWrite[],
-  ): Promise<CommitOutcome>;
-  /** Holds live writes back (for `ttlMs`) while a rebuild catches up and switches. */
-  pause(token: string, ttlMs: number): Promise<void>;
-  resume(token: string): Promise<void>;
-  isPaused(): Promise<boolean>;
-  switchActive(
-    from: number | null,
-    to: number,
-    checkpoint: number,
-    token: string,
-  ): Promise<"ok" | "moved" | "behind">;
-  dropGeneration(generation: number): Promise<void>;
+  ): Promise<ApplyOutcome>;
   /** Runs a query on a generation's index: BM25 scores, best first, with the documents. */
   search(generation: number, query: string, limit: number): Promise<LexicalHit[]>;
-  /** Ids only, for filters that need no scores (backlinks, slot lookups). */
+  /** Documents only, for filters that need no scores (backlinks, slot lookups). */
   searchDocuments(generation: number, query: string, limit: number): Promise<MemoryDocument[]>;
   /** Documents matching `query`, most recently updated first. */
   listDocuments(generation: number, query: string, limit: number): Promise<MemoryDocument[]>;
@@ -104,15 +82,10 @@ function parseSearchReply(
 export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
   const { redis, module } = options;
   const base = `${options.prefix}search:lexical:`;
-  const activeKey = `${base}active`;
-  const counterKey = `${base}generations`;
-  const pauseKey = `${base}pause`;
   const gen = (g: number) => `${base}g${g}:`;
   const indexName = (g: number) => `${gen(g)}idx`;
   const docPrefix = (g: number) => `${gen(g)}doc:`;
   const docKey = (g: number, id: string) => `${docPrefix(g)}${id}`;
-  const checkpointKey = (g: number) => `${gen(g)}checkpoint`;
-  const builderKey = (g: number) => `${gen(g)}builder`;
   const synonymsKey = (g: number) => `${gen(g)}synonyms`;
 
   async function createIndex(g: number): Promise<void> {
@@ -134,6 +107,35 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     }
   }
 
+  const generations = createRedisGenerations(redis, base, {
+    createData: createIndex,
+    // After a Redis restart without its data the active generation has no index: make it again.
+    ensureData: async (g) => {
+      if (!(await indexExists(g))) await createIndex(g);
+    },
+    hasData: indexExists,
+    dropData: async (g) => {
+      const [command, ...args] = dropIndexCommand(module, indexName(g));
+      try {
+        await redis.call(command as string, ...args);
+      } catch (error) {
+        if (!isUnknownIndexError(error)) throw error;
+      }
+    },
+  });
+
+  /** A document as Redis commands: FT.ADD on 1.x; on 2.x a fresh hash the index follows. */
+  function documentCommands(g: number, doc: MemoryDocument): RedisCommand[] {
+    const key = docKey(g, doc.id);
+    const fields = documentFields(doc);
+    if (module.generation === 1)
+      return [["FT.ADD", indexName(g), key, "1.0", "REPLACE", "FIELDS", ...fields]];
+    return [
+      ["DEL", key],
+      ["HSET", key, ...fields],
+    ];
+  }
+
   async function findDocuments(g: number, query: string, limit: number, order: string[]) {
     const reply = (await redis.call(
       "FT.SEARCH",
@@ -153,62 +155,13 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     });
   }
 
-  const store: LexicalStore = {
+  return {
     module,
+    generations,
     indexName,
     docKey,
-    async activeGeneration() {
-      const value = await redis.get(activeKey);
-      return value === null ? null : Number(value);
-    },
-    async ensureActiveGeneration() {
-      const active = await store.activeGeneration();
-      if (active !== null) return active;
-      const g = await redis.incr(counterKey);
-      await createIndex(g);
-      if ((await redis.set(activeKey, String(g), "NX")) === "OK") return g;
-      // Another writer created the first generation at the same moment: use theirs.
-      await store.dropGeneration(g);
-      return (await store.activeGeneration()) as number;
-    },
-    async ensureIndex(g) {
-      if (!(await indexExists(g))) await createIndex(g);
-    },
-    async createGeneration(token) {
-      const g = await redis.incr(counterKey);
-      await redis.set(builderKey(g), token);
-      await createIndex(g);
-      return g;
-    },
-    async buildingGenerations() {
-      const last = Number((await redis.get(counterKey)) ?? 0);
-      const active = await store.activeGeneration();
-      const out: LexicalGenerationInfo[] = [];
-      for (let g = 1; g <= last; g += 1) {
-        if (g === active) continue;
-        const [builder, checkpoint] = await redis.mget(builderKey(g), checkpointKey(g));
-        if (builder === null || builder === undefined) continue;
-        out.push({ generation: g, builder, checkpoint: Number(checkpoint ?? 0) });
-      }
-      return out;
-    },
-    async leftoverGenerations() {
-      const last = Number((await redis.get(counterKey)) ?? 0);
-      const active = await store.activeGeneration();
-      const out: number[] = [];
-      for (let g = 1; g <= last; g += 1) {
-        if (g === active || (await redis.exists(builderKey(g))) === 1) continue;
-        if ((await redis.exists(checkpointKey(g))) === 1 || (await indexExists(g))) out.push(g);
-      }
-      return out;
-    },
-    async claimGeneration(g, token) {
-      await redis.set(builderKey(g), token);
-      await store.ensureIndex(g);
-    },
-    async checkpoint(g) {
-      return Number((await redis.get(checkpointKey(g))) ?? 0);
-    },
+    activeGeneration: () => generations.active(),
+    checkpoint: (g) => generations.checkpoint(g),
     async loadDocuments(g, ids) {
       const out = new Map<string, MemoryDocument>();
       if (ids.length === 0) return out;
@@ -229,72 +182,13 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       const json = await redis.hget(synonymsKey(g), tenant);
       return json === null ? [] : (JSON.parse(json) as string[][]);
     },
-    async commit(g, writer, expected, next, writes) {
-      const keys = [
-        writer.kind === "live" ? activeKey : builderKey(g),
-        pauseKey,
-        checkpointKey(g),
-        ...writes.map((w) => (w.kind === "document" ? docKey(g, w.document.id) : synonymsKey(g))),
-      ];
-      const argv: string[] = [
-        writer.kind === "live" ? String(g) : writer.token,
-        String(expected),
-        String(next),
-        String(module.generation),
-        indexName(g),
-        writer.kind === "live" ? "1" : "0",
-      ];
-      for (const write of writes) {
-        const fields =
-          write.kind === "document"
-            ? documentFields(write.document)
-            : [write.tenant, JSON.stringify(write.groups)];
-        argv.push(write.kind === "document" ? "doc" : "hash", String(fields.length), ...fields);
-      }
-      return (await redis.eval(commitScript, keys.length, ...keys, ...argv)) as CommitOutcome;
-    },
-    async pause(token, ttlMs) {
-      await redis.set(pauseKey, token, "PX", ttlMs);
-    },
-    async resume(token) {
-      if ((await redis.get(pauseKey)) === token) await redis.del(pauseKey);
-    },
-    async isPaused() {
-      return (await redis.exists(pauseKey)) === 1;
-    },
-    async switchActive(from, to, checkpoint, token) {
-      if (from === null) {
-        const set = await redis.set(activeKey, String(to), "NX");
-        if (set !== "OK") return "moved";
-        await redis.del(builderKey(to));
-        await store.resume(token);
-        return "ok";
-      }
-      const keys = [activeKey, checkpointKey(from), checkpointKey(to), builderKey(to), pauseKey];
-      return (await redis.eval(
-        switchScript,
-        keys.length,
-        ...keys,
-        String(from),
-        String(to),
-        String(checkpoint),
-        token,
-      )) as "ok" | "moved" | "behind";
-    },
-    async dropGeneration(g) {
-      const [command, ...args] = dropIndexCommand(module, indexName(g));
-      try {
-        await redis.call(command as string, ...args);
-      } catch (error) {
-        if (!isUnknownIndexError(error)) throw error;
-      }
-      // Documents left behind (written while the index was missing) and the bookkeeping keys.
-      let cursor = "0";
-      do {
-        const [next, keys] = await redis.scan(cursor, "MATCH", `${gen(g)}*`, "COUNT", 1000);
-        cursor = next;
-        if (keys.length > 0) await redis.unlink(...keys);
-      } while (cursor !== "0");
+    commit(g, writer, expected, next, writes) {
+      const commands = writes.flatMap((w): RedisCommand[] =>
+        w.kind === "document"
+          ? documentCommands(g, w.document)
+          : [["HSET", synonymsKey(g), w.tenant, JSON.stringify(w.groups)]],
+      );
+      return generations.commit(g, writer, expected, next, commands);
     },
     async search(g, query, limit) {
       const reply = (await redis.call(
@@ -320,5 +214,4 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     searchDocuments: (g, query, limit) => findDocuments(g, query, limit, []),
     listDocuments: (g, query, limit) => findDocuments(g, query, limit, ["SORTBY", "updated", "DESC"]),
   };
-  return store;
 }

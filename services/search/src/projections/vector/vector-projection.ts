@@ -1,14 +1,17 @@
-// `projectToPgvector`: the vector projection. Folds events into current documents, embeds
-// the ones whose text changed (title, aliases and content), and writes rows, dead letters and
-// the checkpoint in one transaction. Sealed memory text is opened with the memories' content
-// keys first; a purged memory keeps no text and is embedded from its slot alone.
-import type { ContentKeyring, MemoryDocument, StoredEvent } from "@cairn/contracts";
+// `projectToPgvector`: the vector read model as a projection. The documents a batch folds to
+// are embedded when their text changed (title, aliases and content) and written, with the
+// checkpoint, in one transaction. Sealed memory text arrives opened; a purged memory keeps no
+// text and is embedded from its slot alone.
+import type { ContentKeyring, MemoryDocument } from "@cairn/contracts";
 import { CairnError } from "@cairn/contracts";
+import type { EventStore } from "@cairn/event-store";
+import type { PostgresGenerations } from "@cairn/projection-runtime";
+import type pg from "pg";
 import type { Embedder } from "../../embedders/embedder.ts";
 import { textHash } from "../../embedders/embedding-cache.ts";
-import { foldEvents, memoryIdsOf, openSealedBatch } from "../fold-events.ts";
-import type { ApplyResult, ProjectionTarget, ProjectionWriter } from "../projection-target.ts";
-import type { VectorGeneration, VectorStore, VectorUpsert } from "./vector-store.ts";
+import { createDocumentProjection, type DocumentProjection } from "../document-projection.ts";
+import { toVectorGeneration, type VectorGeneration } from "./vector-generations.ts";
+import type { VectorRows, VectorUpsert } from "./vector-store.ts";
 
 /** The text a memory is embedded from. */
 export function embeddingText(doc: MemoryDocument): string {
@@ -31,129 +34,108 @@ export class EmbeddingModelMismatchError extends CairnError {
   }
 }
 
-export type VectorProjection = ProjectionTarget & {
+export type VectorProjection = DocumentProjection & {
   readonly embedder: Embedder;
   /** The active generation, checked against the configured model. */
   servingGeneration(): Promise<VectorGeneration>;
 };
 
 export function createVectorProjection(options: {
-  store: VectorStore;
+  generations: PostgresGenerations;
+  rows: VectorRows;
+  pool: pg.Pool;
   embedder: Embedder;
+  log: Pick<EventStore, "readStreams">;
   /** Opens sealed memory text (the content key store). */
   keyring: ContentKeyring;
 }): VectorProjection {
-  const { store, embedder, keyring } = options;
-  const generations = new Map<number, VectorGeneration>();
+  const { generations, rows, embedder } = options;
+  const known = new Map<number, VectorGeneration>();
 
   async function generationInfo(g: number): Promise<VectorGeneration> {
-    const known = generations.get(g);
-    if (known) return known;
-    const info = await store.generation(g);
-    if (!info) throw new CairnError("unavailable", `vector generation ${g} does not exist`);
-    generations.set(g, info);
+    const cached = known.get(g);
+    if (cached) return cached;
+    const row = await generations.generation(g);
+    if (!row) throw new CairnError("unavailable", `vector generation ${g} does not exist`);
+    const info = toVectorGeneration(row);
+    known.set(g, info);
     return info;
   }
 
   async function servingGeneration(): Promise<VectorGeneration> {
-    let active = await store.activeGeneration();
-    if (!active) active = await store.ensureActiveGeneration(embedder.model, await embedder.dimensions());
+    const row =
+      (await generations.activeGeneration()) ?? (await generations.generation(await generations.live()));
+    if (!row) throw new CairnError("unavailable", "the vector read model has no serving generation");
+    const active = toVectorGeneration(row);
     if (active.model !== embedder.model) throw new EmbeddingModelMismatchError(active.model, embedder.model);
-    generations.set(active.generation, active);
+    known.set(active.generation, active);
     return active;
   }
 
-  return {
-    name: "vector",
-    embedder,
-    servingGeneration,
-    liveGeneration: async () => (await servingGeneration()).generation,
-    activeGeneration: async () => (await store.activeGeneration())?.generation ?? null,
-    checkpoint: (g) => store.checkpoint(g),
-    async apply(
-      g,
-      writer: ProjectionWriter,
-      expected,
-      events: readonly StoredEvent[],
-      next,
-    ): Promise<ApplyResult> {
-      const gen = await generationInfo(g);
-      if (gen.model !== embedder.model) throw new EmbeddingModelMismatchError(gen.model, embedder.model);
-      const rows = await store.loadRows(gen, memoryIdsOf(events));
-      const current = new Map([...rows].map(([id, row]) => [id, row.document]));
-      const opened = await openSealedBatch(events, keyring);
-      const fold = foldEvents(opened.events, current, opened.unreadable);
-      const upserts: VectorUpsert[] = [];
-      const toEmbed: { index: number; text: string; owner: string | undefined }[] = [];
-      const purged: string[] = [];
-      for (const document of fold.documents.values()) {
-        const text = embeddingText(document);
-        const hash = textHash(text);
-        if (document.purgedAt && !rows.get(document.id)?.document.purgedAt) purged.push(document.id);
-        if (rows.get(document.id)?.textHash !== hash) {
-          // A purged memory's embedding (of its slot) is not cached under its id: the cache
-          // forgets that memory below.
-          toEmbed.push({ index: upserts.length, text, owner: document.purgedAt ? undefined : document.id });
-        }
-        upserts.push({ document, textHash: hash, embedding: null });
-      }
-      if (toEmbed.length > 0) {
-        const vectors = await embedder.embed(
-          toEmbed.map((t) => t.text),
-          { owners: toEmbed.map((t) => t.owner) },
-        );
-        toEmbed.forEach((t, i) => {
-          const vector = vectors[i] as number[];
-          if (vector.length !== gen.dimensions) {
-            throw new CairnError(
-              "internal",
-              `${embedder.model} returned ${vector.length} dimensions; generation ${g} holds ${gen.dimensions}`,
-            );
+  async function loadDocuments(g: number, ids: readonly string[]) {
+    const held = await rows.loadRows(await generationInfo(g), ids);
+    return new Map([...held].map(([id, row]) => [id, row.document]));
+  }
+
+  const projection = createDocumentProjection({
+    name: "search.vector",
+    log: options.log,
+    keyring: options.keyring,
+    store: {
+      generations,
+      loadDocuments,
+      async write(g, writer, expected, next, fold) {
+        const gen = await generationInfo(g);
+        if (gen.model !== embedder.model) throw new EmbeddingModelMismatchError(gen.model, embedder.model);
+        const stored = await rows.loadRows(gen, [...fold.documents.keys()]);
+        const upserts: VectorUpsert[] = [];
+        const toEmbed: { index: number; text: string; owner: string | undefined }[] = [];
+        const purged: string[] = [];
+        for (const document of fold.documents.values()) {
+          const text = embeddingText(document);
+          const hash = textHash(text);
+          const before = stored.get(document.id);
+          if (document.purgedAt && !before?.document.purgedAt) purged.push(document.id);
+          if (before?.textHash !== hash) {
+            // A purged memory's embedding (of its slot) is not cached under its id: the cache
+            // forgets that memory below.
+            toEmbed.push({ index: upserts.length, text, owner: document.purgedAt ? undefined : document.id });
           }
-          (upserts[t.index] as VectorUpsert).embedding = vector;
+          upserts.push({ document, textHash: hash, embedding: null });
+        }
+        if (toEmbed.length > 0) {
+          const vectors = await embedder.embed(
+            toEmbed.map((t) => t.text),
+            { owners: toEmbed.map((t) => t.owner) },
+          );
+          toEmbed.forEach((t, i) => {
+            const vector = vectors[i] as number[];
+            if (vector.length !== gen.dimensions) {
+              throw new CairnError(
+                "internal",
+                `${embedder.model} returned ${vector.length} dimensions; generation ${g} holds ${gen.dimensions}`,
+              );
+            }
+            (upserts[t.index] as VectorUpsert).embedding = vector;
+          });
+        }
+        const outcome = await generations.commit(g, writer, expected, next, async (client) => {
+          if (upserts.length > 0) await rows.upsertRows(client, gen, upserts);
         });
-      }
-      const outcome = await store.commit(gen, writer, expected, next, upserts, fold.deadLetters);
-      if (outcome === "not_owner") generations.delete(g);
-      // Embeddings derived from a purged memory's text must not outlive it in the cache.
-      if (outcome === "ok" && purged.length > 0) await embedder.forget?.(purged);
-      return { outcome, deadLetters: fold.deadLetters };
+        if (outcome === "not_owner") known.delete(g);
+        // Embeddings derived from a purged memory's text must not outlive it in the cache.
+        if (outcome === "ok" && purged.length > 0) await embedder.forget?.(purged);
+        return outcome;
+      },
+      probe: async () => void (await options.pool.query("select 1")),
+      snapshot: async (g) => rows.snapshot(await generationInfo(g)),
+      async describe() {
+        const active = await generations.activeGeneration();
+        if (!active) return { model: null, dimensions: null };
+        const info = toVectorGeneration(active);
+        return { model: info.model, dimensions: info.dimensions, indexed: info.indexed };
+      },
     },
-    recordDeadLetters: (g, letters) => store.recordDeadLetters(g, letters),
-    async resumableGenerations() {
-      return (await store.buildingGenerations())
-        .filter((b) => b.model === embedder.model)
-        .map((b) => ({ generation: b.generation, checkpoint: b.checkpoint }));
-    },
-    async leftoverGenerations() {
-      return (await store.retiredGenerations()).map((g) => g.generation);
-    },
-    async createGeneration(token) {
-      return (await store.createGeneration(embedder.model, await embedder.dimensions(), token)).generation;
-    },
-    claimGeneration: (g, token) => store.claimGeneration(g, token),
-    async prepareToServe(g) {
-      const gen = await store.generation(g);
-      if (gen && !gen.indexed) await store.createIndex(gen);
-    },
-    pause: (token, ttlMs) => store.pause(token, ttlMs),
-    resume: (token) => store.resume(token),
-    switchActive: (from, to, checkpoint, token) => store.switchActive(from, to, checkpoint, token),
-    async dropGeneration(g) {
-      generations.delete(g);
-      await store.dropGeneration(g);
-    },
-    async status() {
-      const active = await store.activeGeneration();
-      const building = (await store.buildingGenerations()).at(-1);
-      return {
-        name: "vector",
-        generation: active?.generation ?? 0,
-        position: active?.checkpoint ?? 0,
-        model: active?.model ?? null,
-        dimensions: active?.dimensions ?? null,
-        rebuilding: building ? { generation: building.generation, position: building.checkpoint } : null,
-      };
-    },
-  };
+  });
+  return { ...projection, embedder, servingGeneration };
 }

@@ -1,0 +1,45 @@
+// What the gateway's use cases share: the backend, the positions of the callers' own writes
+// (read-your-writes), and the recall record every read leaves.
+import type { Logger } from "@cairn/telemetry";
+import type { CairnBackend } from "../backend/cairn-backend.ts";
+import type { Caller, Consistency, WritePositions } from "./caller.ts";
+
+export type OperationsDeps = {
+  backend: CairnBackend;
+  positions: WritePositions;
+  logger?: Logger | undefined;
+  /** Candidates fetched for re-ranking (default 200; at least 3 × the asked limit). */
+  rerankCandidates?: number | undefined;
+};
+
+export type ReadOptions = { consistency?: Consistency; afterPosition?: number | undefined };
+
+/** The position a read waits for: the caller's own last write when strong, or the one it gave. */
+export function afterPositionOf(
+  deps: OperationsDeps,
+  caller: Caller,
+  options: ReadOptions = {},
+): number | undefined {
+  const explicit = options.afterPosition;
+  const own = options.consistency === "strong" ? deps.positions.last(caller.keyId) : undefined;
+  if (explicit === undefined) return own;
+  return own === undefined ? explicit : Math.max(explicit, own);
+}
+
+/** Recalls feed attention and Hebbian signals; losing one must not fail the read. */
+export function recordRecalls(
+  deps: OperationsDeps,
+  caller: Caller,
+  ids: string[],
+  viaKey: string | null,
+  query: string | null,
+): void {
+  if (ids.length === 0) return;
+  deps.backend
+    .command(caller.principal, "recalls.record", {
+      memoryIds: ids.slice(0, 200),
+      viaKey,
+      query: query?.slice(0, 2000) ?? null,
+    })
+    .catch((error: unknown) => deps.logger?.debug({ err: error }, "recording recalls failed"));
+}

@@ -1,0 +1,24 @@
+import type { StoredEvent } from "@cairn/contracts";
+import type pg from "pg";
+import { type EventRow, eventColumns, rowToEvent } from "./row-to-event.ts";
+
+/**
+ * Every event up to `position` of the memory streams a tenant could see: its own, and the
+ * global memories of every tenant. In log order, for a listing as of a past point.
+ */
+export async function readTenantMemories(
+  db: pg.Pool | pg.ClientBase,
+  tenant: string,
+  position: number,
+): Promise<StoredEvent[]> {
+  const { rows } = await db.query<EventRow>(
+    `select ${eventColumns} from cairn_events
+      where stream_type = 'memory' and position <= $2
+        and (meta ->> 'tenant' = $1
+             or stream_id in (select stream_id from cairn_events
+                               where stream_type = 'memory' and version = 1 and data ->> 'scope' = 'global'))
+      order by position`,
+    [tenant, position],
+  );
+  return rows.map(rowToEvent);
+}

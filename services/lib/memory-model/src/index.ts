@@ -1,0 +1,17 @@
+export { evolveMemoryDocument, foldMemoryDocument } from "./evolve-memory-document.ts";
+export { evolveStoredDocument } from "./evolve-stored-document.ts";
+export { entityKeyType, inferKeyType, keyTypeOf, matchesBySimilarity } from "./key-types.ts";
+export type { MemoryEvent, MemoryEventType } from "./memory-events.ts";
+export {
+  initialStatus,
+  isMemoryEvent,
+  isMemoryEventType,
+  memoryEventTypes,
+  recordedEventType,
+  revisedEventType,
+} from "./memory-events.ts";
+export { isMemoryFoldError, MemoryFoldError } from "./memory-fold-error.ts";
+export { memoryIdOfStream, memoryStreamId } from "./memory-stream-id.ts";
+export { canReview, isReviewer, reviewRuleText } from "./review.ts";
+export type { OwnedMemory } from "./visibility.ts";
+export { canChange, canSee, canWriteScope } from "./visibility.ts";

@@ -1,0 +1,99 @@
+// Builders for tests that need memory events without the write path: a record with every
+// field filled in, and stored events of one stream with consecutive versions and positions.
+import { randomUUID } from "node:crypto";
+import {
+  type DecodedEventOf,
+  type EventData,
+  type EventMeta,
+  type EventType,
+  type StoredEvent,
+  streamTypeOf,
+} from "@cairn/contracts";
+import { memoryStreamId } from "../memory-stream-id.ts";
+
+export type MemoryFields = Partial<EventData<"memory.recorded">>;
+
+/** A `memory.recorded` (or proposal / handoff creation) payload with defaults for what is not given. */
+export function memoryRecord(fields: MemoryFields & { agent: string }): EventData<"memory.recorded"> {
+  const content = fields.content ?? "a memory";
+  return {
+    id: fields.id ?? randomUUID(),
+    tier: fields.tier ?? "memory",
+    scope: fields.scope ?? "team",
+    agent: fields.agent,
+    supersedes: fields.supersedes ?? null,
+    promotedFrom: fields.promotedFrom ?? null,
+    slot: fields.slot ?? `slot-${randomUUID().slice(0, 8)}`,
+    kind: fields.kind ?? "note",
+    content,
+    title: fields.title ?? "",
+    tags: fields.tags ?? [],
+    aliases: fields.aliases ?? [],
+    keys: fields.keys ?? [],
+    entities: fields.entities ?? [],
+    links: fields.links ?? [],
+    sentiment: fields.sentiment ?? 0,
+    contentHash: fields.contentHash ?? `sha256:${randomUUID()}`,
+    project: fields.project ?? null,
+    source: fields.source ?? null,
+    validFrom: fields.validFrom ?? null,
+    ...(fields.consolidatedFrom ? { consolidatedFrom: fields.consolidatedFrom } : {}),
+    ...(fields.level ? { level: fields.level } : {}),
+  };
+}
+
+export function testMeta(overrides: Partial<EventMeta> = {}): EventMeta {
+  return {
+    tenant: "acme",
+    actor: "alice",
+    correlationId: "c",
+    causationId: null,
+    traceContext: {},
+    recordedAt: "2026-11-01T00:00:00.000Z",
+    ...overrides,
+  };
+}
+
+/**
+ * Stored events of one memory stream: each call of `next` is the stream's next version at the
+ * next log position (positions are shared by every stream built from one `eventLine`).
+ */
+export function eventLine(start = 0) {
+  let position = start;
+  return {
+    stream(memoryId: string, meta: Partial<EventMeta> = {}) {
+      let version = 0;
+      return {
+        next<T extends EventType>(type: T, data: EventData<T>, at?: string): DecodedEventOf<T> {
+          position += 1;
+          version += 1;
+          return storedEvent(type, data, {
+            streamId: memoryStreamId(memoryId),
+            version,
+            position,
+            meta: { ...meta, ...(at ? { recordedAt: at } : {}) },
+          }) as unknown as DecodedEventOf<T>;
+        },
+      };
+    },
+  };
+}
+
+/** One stored event with what a test does not care about filled in. */
+export function storedEvent<T extends EventType>(
+  type: T,
+  data: EventData<T>,
+  options: { streamId: string; version: number; position: number; meta?: Partial<EventMeta> },
+): StoredEvent<T, EventData<T>> {
+  return {
+    eventId: randomUUID(),
+    position: options.position,
+    streamId: options.streamId,
+    streamType: streamTypeOf(type),
+    version: options.version,
+    type,
+    schemaVersion: 1,
+    data,
+    meta: testMeta(options.meta),
+  };
+}

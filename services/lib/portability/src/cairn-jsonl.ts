@@ -1,0 +1,292 @@
+// Cairn's own export: JSON Lines, a header line, then one line per memory (proposal, handoff)
+// with its current state and every version it went through. A reader of version 1 ignores
+// fields it does not know, so a later optional field does not need a new version.
+import {
+  CairnError,
+  IdSchema,
+  KindSchema,
+  memoryErasureEventSchemas,
+  memoryEventSchemas,
+  ScopeSchema,
+  SlotSchema,
+  StatusSchema,
+  TierSchema,
+  TimestampSchema,
+} from "@cairn/contracts";
+import { z } from "zod";
+import {
+  type DraftItem,
+  finishImportPlan,
+  holdsSlot,
+  type ImportOptions,
+  type ImportPlan,
+  type ImportProblem,
+} from "./import-plan.ts";
+import { createSlotClaims, slotDomain } from "./slot-claims.ts";
+
+export const cairnExportFormat = "cairn-export";
+export const cairnExportVersion = 1;
+
+/** The event types of a memory stream: what a version can be. */
+export type MemoryStreamEventType = keyof typeof memoryEventSchemas | keyof typeof memoryErasureEventSchemas;
+export const memoryStreamEventTypes = [
+  ...Object.keys(memoryEventSchemas),
+  ...Object.keys(memoryErasureEventSchemas),
+] as [MemoryStreamEventType, ...MemoryStreamEventType[]];
+
+/** The first line of an export. */
+export const CairnExportHeaderSchema = z.object({
+  format: z.literal(cairnExportFormat),
+  version: z.literal(cairnExportVersion),
+  exportedAt: TimestampSchema,
+  tenant: z.string().min(1),
+  /** The scope the export was limited to; `null` for every scope the exporter could see. */
+  scope: ScopeSchema.nullable(),
+});
+export type CairnExportHeader = z.infer<typeof CairnExportHeaderSchema>;
+
+/** One event of a memory's stream, with the text it set when that text changed. */
+export const CairnExportVersionSchema = z.object({
+  version: z.number().int().positive(),
+  type: z.enum(memoryStreamEventTypes),
+  at: TimestampSchema,
+  /** Who wrote the event (its `meta.actor`). */
+  agent: z.string(),
+  title: z.string().optional(),
+  content: z.string().optional(),
+});
+export type CairnExportVersion = z.infer<typeof CairnExportVersionSchema>;
+
+export const CairnExportRecordSchema = z
+  .object({
+    id: IdSchema,
+    tier: TierSchema,
+    status: StatusSchema,
+    slot: SlotSchema,
+    kind: KindSchema,
+    scope: ScopeSchema,
+    /** The author: the agent that recorded the memory. */
+    agent: z.string(),
+    title: z.string(),
+    /** The current content; empty for a purged memory. */
+    content: z.string(),
+    tags: z.array(z.string()),
+    aliases: z.array(z.string()),
+    /** The memory's concept keys. */
+    keys: z.array(z.string()),
+    /** The slots it links to. */
+    links: z.array(z.string()),
+    project: z.string().nullable(),
+    source: z.string().nullable(),
+    validFrom: TimestampSchema.nullable(),
+    invalidAt: TimestampSchema.nullable(),
+    verifiedAt: TimestampSchema.nullable(),
+    supersedes: IdSchema.nullable(),
+    supersededBy: IdSchema.nullable(),
+    promotedFrom: IdSchema.nullable(),
+    promotedTo: IdSchema.nullable(),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+    /** Erased for good: no title or content anywhere in the record, its versions included. */
+    purged: z.boolean(),
+    versions: z.array(CairnExportVersionSchema),
+  })
+  .superRefine((record, ctx) => {
+    if (record.purged) {
+      const texts = [
+        record.title,
+        record.content,
+        ...record.versions.flatMap((v) => [v.title ?? "", v.content ?? ""]),
+      ];
+      if (texts.some((t) => t.length > 0))
+        ctx.addIssue({
+          code: "custom",
+          path: ["purged"],
+          message: "a purged memory carries no title or content",
+        });
+    }
+    for (let i = 1; i < record.versions.length; i++) {
+      if (record.versions[i]!.version <= record.versions[i - 1]!.version)
+        ctx.addIssue({ code: "custom", path: ["versions", i, "version"], message: "versions must increase" });
+    }
+  });
+export type CairnExportRecord = z.infer<typeof CairnExportRecordSchema>;
+
+export type CairnExportError = { line: number; message: string };
+
+export type ParsedCairnExport = {
+  header: CairnExportHeader | null;
+  records: CairnExportRecord[];
+  /** The line of each record (1-based), index for index. */
+  recordLines: number[];
+  /** Lines that could not be read; the others are still returned. */
+  errors: CairnExportError[];
+};
+
+function describe(error: z.ZodError): string {
+  const issues = error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "record"}: ${i.message}`);
+  return issues.join("; ") + (error.issues.length > 3 ? `; and ${error.issues.length - 3} more` : "");
+}
+
+// U+2028 and U+2029 are valid inside JSON strings but end a line for some readers; escaped,
+// every record stays on one line whatever reads the file.
+function jsonLine(value: unknown): string {
+  return `${JSON.stringify(value)
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029")}\n`;
+}
+
+function checked<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new CairnError(
+    "validation_failed",
+    `${what} is not a valid Cairn export line: ${describe(parsed.error)}`,
+    {
+      details: { what },
+    },
+  );
+}
+
+/** The header line and one line per record, each ending in `\n`; every value is validated first. */
+export async function* cairnExportLines(
+  header: CairnExportHeader,
+  records: Iterable<CairnExportRecord> | AsyncIterable<CairnExportRecord>,
+): AsyncGenerator<string> {
+  yield jsonLine(checked(CairnExportHeaderSchema, header, "the header"));
+  for await (const record of records)
+    yield jsonLine(checked(CairnExportRecordSchema, record, `record ${record.id}`));
+}
+
+/** The whole export as one string (for exports that fit in memory; otherwise `cairnExportLines`). */
+export function encodeCairnExport(header: CairnExportHeader, records: Iterable<CairnExportRecord>): string {
+  let out = jsonLine(checked(CairnExportHeaderSchema, header, "the header"));
+  for (const record of records)
+    out += jsonLine(checked(CairnExportRecordSchema, record, `record ${record.id}`));
+  return out;
+}
+
+/**
+ * Reads an export. A line that is not JSON or not a valid record is reported in `errors` and
+ * skipped; the rest is still read. Only a header of another format version stops the reading,
+ * since its lines may mean something else.
+ */
+export function parseCairnExport(text: string): ParsedCairnExport {
+  const out: ParsedCairnExport = { header: null, records: [], recordLines: [], errors: [] };
+  const lines = text.replace(/^\uFEFF/, "").split("\n");
+  const seen = new Map<string, number>();
+  let headerSeen = false;
+  for (let i = 0; i < lines.length; i++) {
+    const lineNo = i + 1;
+    const line = lines[i]!.replace(/\r$/, "");
+    if (line.trim().length === 0) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      out.errors.push({ line: lineNo, message: `not JSON: ${(error as Error).message}` });
+      if (!headerSeen) headerSeen = true;
+      continue;
+    }
+    if (!headerSeen) {
+      headerSeen = true;
+      const isHeader = typeof value === "object" && value !== null && "format" in value;
+      if (isHeader) {
+        const header = CairnExportHeaderSchema.safeParse(value);
+        if (header.success) {
+          out.header = header.data;
+          continue;
+        }
+        const v = value as { format?: unknown; version?: unknown };
+        if (v.format === cairnExportFormat && v.version !== cairnExportVersion) {
+          out.errors.push({
+            line: lineNo,
+            message: `export format version ${JSON.stringify(v.version)} is not supported (this reader knows version ${cairnExportVersion}); nothing read`,
+          });
+          return out;
+        }
+        out.errors.push({ line: lineNo, message: `not a Cairn export header: ${describe(header.error)}` });
+        continue;
+      }
+      out.errors.push({ line: lineNo, message: "the first line is not a Cairn export header" });
+    }
+    const record = CairnExportRecordSchema.safeParse(value);
+    if (!record.success) {
+      out.errors.push({ line: lineNo, message: describe(record.error) });
+      continue;
+    }
+    const first = seen.get(record.data.id);
+    if (first !== undefined) {
+      out.errors.push({
+        line: lineNo,
+        message: `memory ${record.data.id} is already on line ${first}; skipped`,
+      });
+      continue;
+    }
+    seen.set(record.data.id, lineNo);
+    out.records.push(record.data);
+    out.recordLines.push(lineNo);
+  }
+  return out;
+}
+
+/**
+ * A plan that writes the exported memories again: each with its tier, content and labels, its
+ * status applied after it is written, a superseding memory written as the supersede of the one
+ * it replaced, a memory made from a proposal written as that proposal's promotion. A purged
+ * memory has no text left and is not imported. `options.scope` overrides every record's scope.
+ */
+export function importCairnExport(
+  input: string | ParsedCairnExport,
+  options: ImportOptions = {},
+): ImportPlan {
+  const parsed = typeof input === "string" ? parseCairnExport(input) : input;
+  const name = options.sourceName ?? "export";
+  const problems: ImportProblem[] = parsed.errors.map((e) => ({
+    where: `${name}:${e.line}`,
+    message: e.message,
+  }));
+  const claims = createSlotClaims();
+  const drafts: DraftItem[] = [];
+  parsed.records.forEach((record, index) => {
+    const where = `${name}:${parsed.recordLines[index] ?? index + 1}`;
+    if (record.purged) {
+      problems.push({ where, message: `memory ${record.id} was purged; nothing left to import` });
+      return;
+    }
+    const report = (message: string) => problems.push({ where, message });
+    const scope = options.scope ?? record.scope;
+    const slot = holdsSlot(record.tier, record.status)
+      ? claims.claim(record.slot, slotDomain(record.tier, scope, record.project), record.id, report)
+      : claims.peek(record.slot);
+    const successorOf = record.supersedes
+      ? { originalId: record.supersedes, via: "supersede" as const }
+      : record.promotedFrom
+        ? { originalId: record.promotedFrom, via: "promote" as const }
+        : undefined;
+    drafts.push({
+      sourceRef: where,
+      tier: record.tier,
+      memory: {
+        slot,
+        kind: record.kind,
+        content: record.content,
+        title: record.title,
+        tags: record.tags,
+        aliases: record.aliases,
+        keys: record.keys,
+        scope,
+        project: record.project,
+        source: record.source,
+        validFrom: record.validFrom,
+      },
+      links: record.links,
+      status: record.status,
+      invalidAt: record.invalidAt,
+      originalId: record.id,
+      agent: record.agent,
+      ...(successorOf ? { successorOf } : {}),
+    });
+  });
+  return finishImportPlan(drafts, problems);
+}

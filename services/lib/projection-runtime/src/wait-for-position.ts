@@ -1,0 +1,55 @@
+// Read-your-writes: a read that carries `afterPosition` waits until the projections it needs
+// have applied that log position, up to a bounded time, then fails with `timeout`. It wakes
+// as soon as a projection of this process moves, and looks again every `pollMs` for progress
+// made by other copies of the service.
+import { CairnError } from "@cairn/contracts";
+
+export type PositionSource = {
+  name: string;
+  position(): Promise<number>;
+  /** Calls `listener` when this process moved the projection (optional). */
+  onAdvance?: (listener: () => void) => () => void;
+};
+
+export async function waitForPosition(
+  sources: readonly PositionSource[],
+  afterPosition: number | undefined,
+  timeoutMs: number,
+  pollMs = 10,
+): Promise<Record<string, number>> {
+  const deadline = Date.now() + timeoutMs;
+  let wake: (() => void) | undefined;
+  const unsubscribe =
+    afterPosition === undefined
+      ? []
+      : sources.flatMap((s) => (s.onAdvance ? [s.onAdvance(() => wake?.())] : []));
+  try {
+    for (;;) {
+      const positions = await Promise.all(sources.map(async (s) => [s.name, await s.position()] as const));
+      const reached: Record<string, number> = Object.fromEntries(positions);
+      const behind = positions.filter(([, p]) => afterPosition !== undefined && p < afterPosition);
+      if (behind.length === 0) return reached;
+      if (Date.now() >= deadline) {
+        throw new CairnError(
+          "timeout",
+          `the ${behind.map(([n]) => n).join(" and ")} read model has not reached position ${afterPosition} within ${timeoutMs} ms`,
+          {
+            hint: "the write is durable; retry the read shortly or with a longer waitTimeoutMs",
+            details: { afterPosition, positions: reached },
+          },
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(pollMs, Math.max(1, deadline - Date.now())));
+        function done() {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        }
+        wake = done;
+      });
+    }
+  } finally {
+    for (const stop of unsubscribe) stop();
+  }
+}

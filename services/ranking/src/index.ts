@@ -1,0 +1,6 @@
+// What the ranking package offers the rest of Cairn: the service, and its read models opened
+// the way the service opens them (for `pnpm cairn rebuild`).
+export type { RankingEnv } from "./env.ts";
+export { rankingEnvSchema } from "./env.ts";
+export type { RankingServiceOptions } from "./ranking-service.ts";
+export { createRankingService, openRankingProjections } from "./ranking-service.ts";

@@ -1,0 +1,9 @@
+// What the search package offers the rest of Cairn: the service, and its read models opened the
+// way the service opens them (for `pnpm cairn rebuild` and the tools that inspect them).
+
+export type { SearchEnv } from "./env.ts";
+export { searchEnvSchema } from "./env.ts";
+export type { OpenReadModels } from "./open-read-models.ts";
+export { openReadModels, projectionHostOf } from "./open-read-models.ts";
+export type { SearchServiceOptions } from "./search-service.ts";
+export { createSearchService, openSearchProjections } from "./search-service.ts";
