@@ -2,5 +2,7 @@
 // the way the service opens them (for `pnpm cairn rebuild`).
 export type { RankingEnv } from "./env.ts";
 export { rankingEnvSchema } from "./env.ts";
+/** How key links start and grow with traversals (Hebbian reinforcement). */
+export { linkWeight } from "./projections/signals/signal-math.ts";
 export type { RankingServiceOptions } from "./ranking-service.ts";
 export { createRankingService, openRankingProjections } from "./ranking-service.ts";

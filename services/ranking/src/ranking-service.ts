@@ -64,6 +64,8 @@ export function openRankingProjections(env: RankingEnv, logger: Logger): Opened 
     depth,
     hotHalfLifeDays: env.CAIRN_RANKING_HOT_HALF_LIFE_DAYS,
     readStream,
+    readTenantLog: async (tenant, position, types) =>
+      (await prepareBatch(signals, await log.readTenantEvents(tenant, position, types), keyring)).events,
   });
   const keys = keysProjection({
     redis,

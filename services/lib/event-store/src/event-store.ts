@@ -12,7 +12,7 @@ import { lastCommittedPosition, lastPosition } from "./last-position.ts";
 import { positionAt } from "./position-at.ts";
 import { readAll } from "./read-all.ts";
 import { readStream, readStreams } from "./read-stream.ts";
-import { readTenantMemories } from "./read-tenant-memories.ts";
+import { readTenantEvents, readTenantMemories } from "./read-tenant-memories.ts";
 
 export type AppendToStreamInput = {
   streamId: string;
@@ -47,6 +47,8 @@ export interface EventStore {
   positionAt(time: string): Promise<number>;
   /** Events up to a position of the memory streams a tenant could see (its own and global ones). */
   readTenantMemories(tenant: string, position: number): Promise<StoredEvent[]>;
+  /** A tenant's own events of these types up to `position`, in log order. */
+  readTenantEvents(tenant: string, position: number, types: readonly string[]): Promise<StoredEvent[]>;
 }
 
 export function createEventStore(pool: pg.Pool): EventStore {
@@ -64,5 +66,6 @@ export function createEventStore(pool: pg.Pool): EventStore {
     findEvents: (eventIds) => findEvents(pool, eventIds),
     positionAt: (time) => positionAt(pool, time),
     readTenantMemories: (tenant, position) => readTenantMemories(pool, tenant, position),
+    readTenantEvents: (tenant, position, types) => readTenantEvents(pool, tenant, position, types),
   };
 }

@@ -21,7 +21,7 @@ export { migrateToLatest, migrationFolder } from "./migrate-to-latest.ts";
 export { positionAt } from "./position-at.ts";
 export { readAll } from "./read-all.ts";
 export { readStream, readStreams } from "./read-stream.ts";
-export { readTenantMemories } from "./read-tenant-memories.ts";
+export { readTenantEvents, readTenantMemories } from "./read-tenant-memories.ts";
 
 /** The channel an append notifies on commit (payload empty): LISTEN to wake a reader. */
 export const appendNotificationChannel = "cairn_events";

@@ -22,3 +22,23 @@ export async function readTenantMemories(
   );
   return rows.map(rowToEvent);
 }
+
+/**
+ * A tenant's own events of the given types up to `position` (memory and activity streams
+ * alike, no other tenant's global memories), in log order: what a read model folds again
+ * for one tenant.
+ */
+export async function readTenantEvents(
+  db: pg.Pool | pg.ClientBase,
+  tenant: string,
+  position: number,
+  types: readonly string[],
+): Promise<StoredEvent[]> {
+  const { rows } = await db.query<EventRow>(
+    `select ${eventColumns} from cairn_events
+      where meta ->> 'tenant' = $1 and position <= $2 and type = any($3::text[])
+      order by position`,
+    [tenant, position, [...types]],
+  );
+  return rows.map(rowToEvent);
+}

@@ -24,6 +24,8 @@ export type RepairCardsOptions = {
     last: DecodedEvent,
   ): Promise<void>;
   applyActivity(event: DecodedEvent, writes: RedisWrites): Promise<void>;
+  /** What a purge asks of a tenant as a whole once its cards are repaired (up to `checkpoint`). */
+  afterPurge?(tenant: string, checkpoint: number, writes: RedisWrites): Promise<void>;
 };
 
 async function commitAtCheckpoint(
@@ -72,6 +74,15 @@ export async function repairCards(options: RepairCardsOptions): Promise<void> {
       const before = raw === null ? undefined : (JSON.parse(raw) as MemoryCard);
       if (before?.version === after.version) return false;
       await options.applyCard(before, after, writes, stream.at(-1) as DecodedEvent);
+      return true;
+    });
+  }
+  const { afterPurge } = options;
+  if (!afterPurge) return;
+  const purged = new Set(options.events.filter((e) => e.type === "memory.purged").map((e) => e.meta.tenant));
+  for (const tenant of purged) {
+    await commitAtCheckpoint(options, async (writes, checkpoint) => {
+      await afterPurge(tenant, checkpoint, writes);
       return true;
     });
   }

@@ -9,7 +9,13 @@ import {
   type TenantSettings,
   TenantSettingsSchema,
 } from "@cairn/contracts";
-import { type MemoryEvent, memoryEventTypes, memoryIdOfStream, recordedEventType } from "@cairn/memory-model";
+import {
+  isMemoryEvent,
+  type MemoryEvent,
+  memoryEventTypes,
+  memoryIdOfStream,
+  recordedEventType,
+} from "@cairn/memory-model";
 import {
   applyEventByEvent,
   createRedisGenerations,
@@ -38,6 +44,8 @@ export type SignalsProjectionSettings = {
   hotHalfLifeDays: number;
   /** Reads a memory stream from the log, for repair. */
   readStream: (streamId: string) => Promise<DecodedEvent[]>;
+  /** A tenant's own events of these types up to a position, decoded, text opened (after a purge). */
+  readTenantLog: (tenant: string, position: number, types: readonly EventType[]) => Promise<DecodedEvent[]>;
 };
 
 type Io = { redis: Redis; writes: RedisWrites; keys: SignalKeys };
@@ -189,14 +197,78 @@ export async function applyCardChange(
   }
 
   // Attention and hot topics count what is written: the terms a record or revision adds.
-  const revisedContent =
-    !purged && before !== undefined && JSON.stringify(after.terms) !== JSON.stringify(before.terms);
-  if (written || revisedContent) {
-    const old = new Set(written ? [] : (before?.terms ?? []));
-    const added = after.terms.filter((t) => !old.has(t));
+  const added = writtenTerms(before, after, purged, written);
+  if (added.length > 0) {
     const increment = attentionIncrement(after.sentiment);
     await addHeat(io, keys.hot, added, at, settings.hotHalfLifeDays);
     for (const term of added) io.writes.zincrby(keys.attention, increment, term);
+  }
+}
+
+/** The terms a change of a card writes (attention and hot topics count them): a record's, or those a revision adds. */
+function writtenTerms(
+  before: MemoryCard | undefined,
+  after: MemoryCard,
+  purged: boolean,
+  written: boolean,
+): string[] {
+  const revisedContent =
+    !purged && before !== undefined && JSON.stringify(after.terms) !== JSON.stringify(before.terms);
+  if (!written && !revisedContent) return [];
+  const old = new Set(written ? [] : (before?.terms ?? []));
+  return after.terms.filter((t) => !old.has(t));
+}
+
+/** The events that feed attention and hot topics: memory writes, and the queries of recalls. */
+export const termSignalEventTypes: readonly EventType[] = [...memoryEventTypes, "memories.recalled"];
+
+/**
+ * Attention and hot topics of one tenant folded again from its log, the way the live events
+ * built them (same operations, same order, so the same numbers). A purged memory's text is
+ * unreadable by then, so what it wrote is gone from them: after a purge they are what a
+ * rebuild from the log gives.
+ */
+export function foldTermSignals(
+  events: readonly DecodedEvent[],
+  hotHalfLifeDays: number,
+): { attention: Map<string, number>; hot: Map<string, number> } {
+  const cards = new Map<string, MemoryCard>();
+  const attention = new Map<string, number>();
+  const hot = new Map<string, number>();
+  const heat = (terms: readonly string[], at: string) => {
+    const exponent = heatExponent(at, hotHalfLifeDays);
+    for (const term of terms) hot.set(term, addLog2(hot.get(term), exponent));
+  };
+  for (const event of events) {
+    if (event.type === "memories.recalled") {
+      if (event.data.query) heat([...new Set(topicTerms(event.data.query))], event.meta.recordedAt);
+      continue;
+    }
+    if (!isMemoryEvent(event)) continue;
+    const id = memoryIdOfStream(event.streamId) as string;
+    const before = cards.get(id);
+    const after = evolveMemoryCard(before, event);
+    cards.set(id, after);
+    const added = writtenTerms(before, after, event.type === "memory.purged", creations.has(event.type));
+    if (added.length === 0) continue;
+    const increment = attentionIncrement(after.sentiment);
+    heat(added, event.meta.recordedAt);
+    for (const term of added) attention.set(term, (attention.get(term) ?? 0) + increment);
+  }
+  return { attention, hot };
+}
+
+/** Replaces a tenant's attention and hot topics with values folded from its log. */
+function writeTermSignals(io: Io, folded: ReturnType<typeof foldTermSignals>) {
+  io.writes.del(io.keys.attention, io.keys.hot);
+  for (const [key, values] of [
+    [io.keys.attention, folded.attention],
+    [io.keys.hot, folded.hot],
+  ] as const) {
+    const entries = [...values];
+    for (let i = 0; i < entries.length; i += 500) {
+      io.writes.zadd(key, ...entries.slice(i, i + 500).flatMap(([term, score]) => [score, term]));
+    }
   }
 }
 
@@ -268,20 +340,34 @@ export function signalsProjection(settings: SignalsProjectionSettings): Projecti
     writes,
     keys: signalsLayout(generations.prefix(generation))(tenant),
   });
+  const refoldTermSignals = async (at: Io, tenant: string, position: number) => {
+    const events = await settings.readTenantLog(tenant, position, termSignalEventTypes);
+    writeTermSignals(at, foldTermSignals(events, settings.hotHalfLifeDays));
+  };
   return {
     name: "ranking.signals",
     handles: signalsHandles,
     readsText: true,
     generations,
     snapshot: (generation) => snapshotRedisPrefix(redis, generations.prefix(generation)),
-    apply: (batch) =>
-      applyEventByEvent(generations, batch, async (event, writes, generation) => {
+    apply: (batch) => {
+      // After a tenant's last purge in the batch its attention and hot topics are folded again
+      // from the log, where the purged text is unreadable: a rebuild gives the same.
+      const lastPurge = new Map<string, number>();
+      for (const e of batch.events) if (e.type === "memory.purged") lastPurge.set(e.meta.tenant, e.position);
+      return applyEventByEvent(generations, batch, async (event, writes, generation) => {
         const at = io(generation, event.meta.tenant, writes);
-        if (event.streamType === "memory") return applyMemoryEvent(event as MemoryEvent, at, settings);
+        if (event.streamType === "memory") {
+          await applyMemoryEvent(event as MemoryEvent, at, settings);
+          if (lastPurge.get(event.meta.tenant) === event.position)
+            await refoldTermSignals(at, event.meta.tenant, event.position);
+          return;
+        }
         if (event.type === "feedback.given") return applyFeedback(event, at);
         if (event.type === "memories.recalled") return applyRecalled(event, at, settings);
         if (event.type === "tenant.settings_changed") return applySettings(event, at);
-      }),
+      });
+    },
     repair: (generation, events) =>
       repairCards({
         generations,
@@ -308,6 +394,8 @@ export function signalsProjection(settings: SignalsProjectionSettings): Projecti
             before === undefined,
             event.meta.recordedAt,
           ),
+        afterPurge: (tenant, checkpoint, writes) =>
+          refoldTermSignals(io(generation, tenant, writes), tenant, checkpoint),
       }),
     probe: async () => void (await redis.ping()),
   };
