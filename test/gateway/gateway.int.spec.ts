@@ -242,8 +242,16 @@ describe("MCP over streamable HTTP", () => {
       content: "We indent with tabs.",
     });
     const id = proposed.structuredContent.id as string;
-    const refused = await call(alice, "memory_inbox_promote", { id, version: 1 });
-    expect((refused.structuredContent.error as { code: string }).code).toBe("forbidden");
+    // The review rule: agents propose, primary ones included; reviewers and admins review.
+    for (const key of ["alice", "lead"] as const) {
+      const { client } = await mcpClient(key);
+      for (const tool of ["memory_inbox_promote", "memory_inbox_reject"]) {
+        const refused = await call(client, tool, { id, version: 1 });
+        expect((refused.structuredContent.error as { code: string }).code, `${key} ${tool}`).toBe(
+          "forbidden",
+        );
+      }
+    }
     const { client: rita } = await mcpClient("reviewer");
     const list = await call(rita, "memory_inbox_list", {});
     expect((list.structuredContent.proposals as { id: string }[]).some((p) => p.id === id)).toBe(true);
@@ -487,6 +495,107 @@ describe("REST /v1", () => {
       principal: { agent: string };
     };
     expect(status.principal.agent).toBe("bob");
+  });
+
+  it("applies the review rule: a primary agent cannot promote or reject, a reviewer and an admin can", async () => {
+    const submit = async (slot: string) => {
+      const res = await rest("alice", "POST", "/v1/proposals", { slot, content: `Proposed ${slot}.` });
+      expect(res.status, await res.clone().text()).toBe(201);
+      return ((await res.json()) as { id: string }).id;
+    };
+    const first = await submit("review/rest-one");
+    for (const key of ["alice", "lead"] as const) {
+      for (const action of ["promote", "reject"]) {
+        const res = await rest(key, "POST", `/v1/proposals/${first}/${action}`, {}, { "If-Match": '"1"' });
+        expect(res.status, `${key} ${action}`).toBe(403);
+        expect(((await res.json()) as { code: string }).code).toBe("forbidden");
+      }
+    }
+    const promoted = await rest(
+      "reviewer",
+      "POST",
+      `/v1/proposals/${first}/promote`,
+      {},
+      { "If-Match": '"1"' },
+    );
+    expect(promoted.status, await promoted.clone().text()).toBe(200);
+    const second = await submit("review/rest-two");
+    const rejected = await rest(
+      "admin",
+      "POST",
+      `/v1/proposals/${second}/reject`,
+      { reason: "no" },
+      { "If-Match": '"1"' },
+    );
+    expect(rejected.status, await rejected.clone().text()).toBe(200);
+  });
+
+  it("gives a memory's history and its past state as of a position or a time, on REST and MCP", async () => {
+    const created = await rest("alice", "POST", "/v1/memories", {
+      slot: "history/port",
+      content: "The service listens on port 8080.",
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const first = (await created.json()) as { id: string; position: number };
+    const firstAt = new Date().toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const updated = await rest(
+      "bob",
+      "PATCH",
+      `/v1/memories/${first.id}`,
+      { content: "The service listens on port 9090." },
+      { "If-Match": '"1"' },
+    );
+    expect(updated.status, await updated.clone().text()).toBe(200);
+
+    const history = await rest("alice", "GET", `/v1/memories/${first.id}/history`);
+    expect(history.status).toBe(200);
+    const body = (await history.json()) as {
+      purged: boolean;
+      versions: { version: number; agent: string; type: string; content: string | null; changed: string[] }[];
+    };
+    expect(body.purged).toBe(false);
+    expect(body.versions.map((v) => [v.version, v.agent, v.type, v.content])).toEqual([
+      [1, "alice", "memory.recorded", "The service listens on port 8080."],
+      [2, "bob", "memory.revised", "The service listens on port 9090."],
+    ]);
+    expect(body.versions[1]?.changed).toContain("content");
+
+    // As of the first write's position, and as of a time between the two writes: version 1.
+    for (const asOf of [String(first.position), firstAt]) {
+      const then = await rest("alice", "GET", `/v1/memories/${first.id}?asOf=${encodeURIComponent(asOf)}`);
+      expect(then.status, await then.clone().text()).toBe(200);
+      expect(
+        ((await then.json()) as { document: { version: number; content: string } }).document,
+      ).toMatchObject({
+        version: 1,
+        content: "The service listens on port 8080.",
+      });
+    }
+    const listed = await rest("alice", "GET", `/v1/memories?asOf=${first.position}&limit=100`);
+    const docs = ((await listed.json()) as { results: { document: { id: string; version: number } }[] })
+      .results;
+    expect(docs.find((r) => r.document.id === first.id)?.document.version).toBe(1);
+    const bad = await rest("alice", "GET", `/v1/memories/${first.id}?asOf=yesterday`);
+    expect(bad.status).toBe(422);
+
+    const { client } = await mcpClient("alice");
+    const viaMcp = await call(client, "memory_history", { id: first.id });
+    expect(viaMcp.isError).toBeFalsy();
+    expect((viaMcp.structuredContent.versions as unknown[]).length).toBe(2);
+    expect((viaMcp.content[0] as { text: string }).text).toMatch(/v2 .* bob memory\.revised \(.*content/);
+    const past = await call(client, "memory_read", { id: first.id, as_of: first.position });
+    expect((past.structuredContent.memory as { content: string }).content).toBe(
+      "The service listens on port 8080.",
+    );
+    const now = await call(client, "memory_read", { id: first.id });
+    expect((now.structuredContent.memory as { content: string }).content).toBe(
+      "The service listens on port 9090.",
+    );
+    // Another tenant sees no history of it.
+    const { client: olga } = await mcpClient("outsider");
+    const hidden = await call(olga, "memory_history", { id: first.id });
+    expect((hidden.structuredContent.error as { code: string }).code).toBe("not_found");
   });
 
   it("lets admins manage API keys of their tenant and nobody else", async () => {

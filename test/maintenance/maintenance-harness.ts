@@ -29,14 +29,19 @@ import { infraTest, waitFor } from "@cairn/testing";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type pg from "pg";
-import { startServices, testServiceEnv } from "../helpers/in-process-services.ts";
+import { type ServiceOptions, startServices, testServiceEnv } from "../helpers/in-process-services.ts";
 
 export const tenant = "acme";
 export const admin: Principal = { tenant, agent: "ada", role: "admin", primary: true };
 export const alice: Principal = { tenant, agent: "alice", role: "agent", primary: false };
 export const dayMs = 86_400_000;
 
-export type MaintenanceOptions = { env?: Record<string, string>; summarizer?: Summarizer };
+export type MaintenanceOptions = {
+  env?: Record<string, string>;
+  summarizer?: Summarizer;
+  /** Options of the other services (search, ranking) and more of maintenance's. */
+  services?: ServiceOptions;
+};
 
 export type Cairn = {
   nc: NatsConnection;
@@ -86,6 +91,7 @@ export async function startCairn(
     CAIRN_SEARCH_CATCH_UP_MS: "1000",
     CAIRN_RANKING_WAIT_MS: "15000",
     CAIRN_MAINTENANCE_REQUEST_TIMEOUT_MS: "20000",
+    ...options.env,
   });
   const clock = { now: new Date() };
   const handles: ServiceHandle[] = [];
@@ -93,12 +99,13 @@ export async function startCairn(
   const store = createEventStore(pool);
   const makeMaintenance = (o: MaintenanceOptions) =>
     createMaintenanceService({
+      ...options.services?.maintenance,
       clock: () => clock.now,
       ...((o.summarizer ?? options.summarizer) ? { summarizer: o.summarizer ?? options.summarizer } : {}),
     });
   const maintenance = makeMaintenance(options);
   try {
-    handles.push(...(await startServices(env, ["ingest", "search", "ranking"])));
+    handles.push(...(await startServices(env, ["ingest", "search", "ranking"], options.services)));
     handles.push(await startService(maintenance, { ...env, ...options.env }));
   } catch (error) {
     for (const h of handles.reverse()) await h.stop();

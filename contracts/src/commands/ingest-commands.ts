@@ -4,8 +4,11 @@ import { MaintenanceSettingsSchema } from "../maintenance.ts";
 import { IdSchema, KindSchema, limits, ScopeSchema, TimestampSchema } from "../memory.ts";
 import { PrincipalSchema } from "../principal.ts";
 
-const text = (max: number) => z.string().max(max);
-const label = (max: number) => z.string().min(1).max(max);
+/** Text is text: a NUL character (U+0000) cannot be stored by Postgres and is refused by name. */
+const noNul = (v: string) => !v.includes("\u0000");
+const nulMessage = "must not contain a NUL character (U+0000)";
+const text = (max: number) => z.string().max(max).refine(noNul, nulMessage);
+const label = (max: number) => z.string().min(1).max(max).refine(noNul, nulMessage);
 
 /**
  * What an agent writes. Unknown fields are refused (`.strict()`, reported as

@@ -10,6 +10,7 @@ import {
 } from "@cairn/event-store";
 import {
   type LiveProjector,
+  type Projection,
   type ProjectionHost,
   projectionSettingsFromEnv,
   startProjectionRuntime,
@@ -37,6 +38,8 @@ export type MaintenanceServiceOptions = {
   summarizer?: Summarizer;
   /** Apply migrations at start (tests). */
   migrate?: boolean;
+  /** Wraps each projection before the runtime runs it (tests inject failures this way). */
+  decorateProjection?: (projection: Projection) => Projection;
 };
 
 export type MaintenanceService = ServiceDefinition<typeof maintenanceEnvSchema> & {
@@ -63,6 +66,7 @@ export function createMaintenanceService(options: MaintenanceServiceOptions = {}
         keyring,
         logger,
         projections: [view.projection],
+        decorate: options.decorateProjection,
         consumerPrefix: env.CAIRN_MAINTENANCE_CONSUMER_PREFIX,
         settings: projectionSettingsFromEnv(env, "MAINTENANCE"),
       }).catch(async (error: unknown) => {

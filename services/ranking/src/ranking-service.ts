@@ -30,7 +30,11 @@ import { handleRerank } from "./queries/serve-rerank.ts";
 import { handleSignals } from "./queries/serve-signals.ts";
 import { rankingBases } from "./store/redis-layout.ts";
 
-export type RankingServiceOptions = { clock?: Clock };
+export type RankingServiceOptions = {
+  clock?: Clock;
+  /** Wraps each projection before the runtime runs it (tests inject failures this way). */
+  decorateProjection?: (projection: Projection) => Projection;
+};
 
 type Opened = ProjectionHost & { redis: Redis; projections: Projection[] };
 
@@ -103,6 +107,7 @@ export function createRankingService(
         keyring: opened.keyring,
         logger,
         projections: opened.projections,
+        decorate: options.decorateProjection,
         consumerPrefix: config.CAIRN_RANKING_CONSUMER_PREFIX,
         settings: projectionSettingsOf(config),
       }).catch(async (error: unknown) => {

@@ -3,7 +3,7 @@
 // RPCs, answered by every copy in the `cairn-search` queue group.
 import { serve } from "@cairn/bus";
 import { type ProjectionName, queueGroup, searchRpcs } from "@cairn/contracts";
-import { type ProjectionHost, startProjectionRuntime } from "@cairn/projection-runtime";
+import { type Projection, type ProjectionHost, startProjectionRuntime } from "@cairn/projection-runtime";
 import type { ServiceContext, ServiceDefinition, StartedService } from "@cairn/service-runtime";
 import type { Logger } from "@cairn/telemetry";
 import type { Subscription } from "@nats-io/nats-core";
@@ -22,12 +22,15 @@ import { searchStatus } from "./queries/search-status.ts";
 export type SearchServiceOptions = {
   /** Replaces the configured embedder (tests). */
   embedder?: Embedder;
+  /** Wraps each projection before the runtime runs it (tests inject failures this way). */
+  decorateProjection?: (projection: Projection) => Projection;
 };
 
 /** `start` of the search service definition (see main.ts); tests start it in-process. */
 export function startSearch(options: SearchServiceOptions = {}) {
   return async (ctx: ServiceContext<SearchEnv>): Promise<StartedService> => {
     const { env, logger, nc } = ctx;
+    const { decorateProjection } = options;
     const opened = await openReadModels(env, logger, options.embedder ? { embedder: options.embedder } : {});
     const subscriptions: Subscription[] = [];
     let runtime: Awaited<ReturnType<typeof startProjectionRuntime>> | undefined;
@@ -40,6 +43,7 @@ export function startSearch(options: SearchServiceOptions = {}) {
         keyring: opened.keyring,
         logger,
         projections: [opened.lexical, opened.vector],
+        decorate: decorateProjection,
         live: env.CAIRN_SEARCH_PROJECTIONS.map((n) => `search.${n}` as ProjectionName),
         consumerPrefix: env.CAIRN_SEARCH_CONSUMER_PREFIX,
         settings: projectionSettingsOf(env),

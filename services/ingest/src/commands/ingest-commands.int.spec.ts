@@ -428,6 +428,30 @@ describe("ingest commands: memory lifecycle", () => {
 });
 
 describe("ingest commands: proposals, handoffs, feedback, recalls, keys, settings", () => {
+  test("the review rule: reviewers and admins review; agents, primary ones included, do not", async ({
+    ingest,
+  }) => {
+    const lead = { ...alice, agent: "lead", primary: true };
+    const reviewerOfOther = { ...reviewer, tenant: "globex" };
+    const submitted = async (slot: string) =>
+      ingest.send("proposal.submit", { principal: alice, proposal: memory(slot, `Proposed ${slot}.`) });
+    const p = await submitted("review/one");
+    for (const principal of [alice, lead, reviewerOfOther]) {
+      for (const command of ["proposal.promote", "proposal.reject"] as const) {
+        const refused = await refusal(ingest.send(command, { principal, id: p.id, expectedVersion: 1 }));
+        expect(refused.code, `${principal.agent}@${principal.tenant} ${command}`).toBe(
+          principal.tenant === "acme" ? "forbidden" : "not_found",
+        );
+      }
+    }
+    expect(
+      (await ingest.send("proposal.promote", { principal: reviewer, id: p.id, expectedVersion: 1 })).id,
+    ).toEqual(expect.any(String));
+    const q = await submitted("review/two");
+    await ingest.send("proposal.reject", { principal: admin, id: q.id, expectedVersion: 1, reason: "no" });
+    expect((await documentOf(ingest, q.id)).status).toBe("rejected");
+  });
+
   test("a proposal is submitted, revised and promoted by a reviewer into a memory", async ({ ingest }) => {
     const p = await ingest.send("proposal.submit", {
       principal: alice,
@@ -667,6 +691,13 @@ describe("ingest commands: admission rules", () => {
     expect(kind.code).toBe("validation_failed");
     const noPrincipal = await refusal(ingest.send("memory.create", { memory: memory("a", "b") }));
     expect(noPrincipal.code).toBe("validation_failed");
+    // Binary data is not text: a NUL character is refused by field, nothing is written.
+    const nul = await refusal(
+      ingest.send("memory.create", { principal: alice, memory: memory("nul", "before\u0000after") }),
+    );
+    expect(nul.code).toBe("validation_failed");
+    expect(nul.message).toContain("memory.content");
+    expect(nul.message).toContain("NUL");
   });
 
   test("content and field limits are refused as too large", async ({ ingest }) => {

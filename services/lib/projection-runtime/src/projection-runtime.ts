@@ -48,6 +48,8 @@ export type ProjectionRuntimeOptions = {
   keyring?: ContentKeyring | undefined;
   logger: Logger;
   projections: readonly Projection[];
+  /** Wraps each projection before it runs (tests inject failures this way). */
+  decorate?: ((projection: Projection) => Projection) | undefined;
   /** The projections that run live here (default: all); the others answer status and repair only. */
   live?: readonly ProjectionName[] | undefined;
   /** Durable consumer names are `<prefix>-<read model>`. */
@@ -74,7 +76,8 @@ export type ProjectionRuntime = {
 };
 
 export async function startProjectionRuntime(options: ProjectionRuntimeOptions): Promise<ProjectionRuntime> {
-  const { nc, logger, projections } = options;
+  const { nc, logger } = options;
+  const projections = options.projections.map((p) => options.decorate?.(p) ?? p);
   const settings = options.settings ?? {};
   const retry = settings.retry ?? defaultRetryPolicy;
   const deadLetters = createDeadLetterStore(options.pool);
