@@ -272,15 +272,15 @@ export {
   searchRpcs,
   servedSubjects,
 } from "./rpc-catalog.ts";
-export type { ContentKeyring, ContentKeyState } from "./sealed-content.ts";
+export type { SealRing, SealState } from "./sealed-content.ts";
 export {
-  contentKeyBytes,
   isSealed,
-  newContentKey,
+  newSeal,
   openMemoryFields,
   openSealedEvents,
   openSealedText,
   SealedContentError,
+  sealBytes,
   sealedEventTypes,
   sealedMemoryIdOf,
   sealedPrefix,

@@ -105,7 +105,7 @@ export const MemoryDocumentSchema = z.object({
   consolidatedFrom: z.array(IdSchema).optional(),
   level: z.number().int().min(1).optional(),
   /**
-   * When the memory was purged: its content key is destroyed, and content, title and entities
+   * When the memory was purged: its seal is destroyed, and content, title and entities
    * are empty for good (status stays `deleted`). Added later, so optional.
    */
   purgedAt: TimestampSchema.nullable().optional(),

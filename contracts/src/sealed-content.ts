@@ -1,11 +1,11 @@
 // Sealed memory text: how the content of a memory is kept in the append-only log so that it
 // can still be erased (crypto-shredding).
 //
-// Each memory has its own 256-bit content key, held outside the log (Postgres table
-// `cairn_memory_keys`, never in an event or a message). Ingest seals the text fields of a
+// Each memory has its own seal (a 256-bit key), held outside the log (Postgres table
+// `cairn_memory_seals`, never in an event or a message). Ingest seals the text fields of a
 // memory's events with it (AES-256-GCM, a fresh 96-bit IV per field, the memory id as
 // associated data so a sealed value cannot be moved to another memory). Whoever projects or
-// reads the log opens them with the key. Purging a memory destroys its key: from then on the
+// reads the log opens them with the seal. Purging a memory destroys its seal: from then on the
 // sealed fields in the log, in JetStream and in any backup of either are unreadable noise,
 // and every projection or rebuild sees the memory without text.
 //
@@ -15,23 +15,21 @@
 // filters, and must not carry personal data. A value that does not start with `sealedPrefix`
 // is plain text (events written before sealing, test fixtures) and passes through unchanged.
 //
-// Pure: no I/O here. The keyring that finds the keys is passed in.
+// Pure: no I/O here. The seal ring that finds the seals is passed in.
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import type { StoredEvent } from "./events/envelope.ts";
 
 export const sealedPrefix = "cairn-sealed:v1:";
-export const contentKeyBytes = 32;
+export const sealBytes = 32;
 const ivBytes = 12;
 const tagBytes = 16;
 
-/** A memory's content key as the keyring knows it; a memory with no entry never had one. */
-export type ContentKeyState =
-  | { state: "active"; key: Uint8Array }
-  | { state: "shredded"; shreddedAt: string };
+/** A memory's seal as the sealRing knows it; a memory with no entry never had one. */
+export type SealState = { state: "active"; seal: Uint8Array } | { state: "shredded"; shreddedAt: string };
 
-/** Finds the content keys of memories (one round trip for many). */
-export type ContentKeyring = {
-  keysFor(memoryIds: readonly string[]): Promise<Map<string, ContentKeyState>>;
+/** Finds the seals of memories (one round trip for many). */
+export type SealRing = {
+  sealsFor(memoryIds: readonly string[]): Promise<Map<string, SealState>>;
 };
 
 export class SealedContentError extends Error {
@@ -46,34 +44,33 @@ export function isSealed(value: unknown): value is string {
   return typeof value === "string" && value.startsWith(sealedPrefix);
 }
 
-export function newContentKey(): Uint8Array {
-  return new Uint8Array(randomBytes(contentKeyBytes));
+export function newSeal(): Uint8Array {
+  return new Uint8Array(randomBytes(sealBytes));
 }
 
-export function sealText(key: Uint8Array, memoryId: string, plaintext: string): string {
-  if (key.length !== contentKeyBytes)
-    throw new SealedContentError(`a content key has ${contentKeyBytes} bytes`);
+export function sealText(seal: Uint8Array, memoryId: string, plaintext: string): string {
+  if (seal.length !== sealBytes) throw new SealedContentError(`a seal has ${sealBytes} bytes`);
   const iv = randomBytes(ivBytes);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const cipher = createCipheriv("aes-256-gcm", seal, iv);
   cipher.setAAD(Buffer.from(memoryId, "utf8"));
   const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
   return `${sealedPrefix}${Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64url")}`;
 }
 
-/** Opens a sealed value; plain text is returned as it is. Throws when key or memory id do not fit. */
-export function openSealedText(key: Uint8Array, memoryId: string, value: string): string {
+/** Opens a sealed value; plain text is returned as it is. Throws when seal or memory id do not fit. */
+export function openSealedText(seal: Uint8Array, memoryId: string, value: string): string {
   if (!isSealed(value)) return value;
   const raw = Buffer.from(value.slice(sealedPrefix.length), "base64url");
   if (raw.length < ivBytes + tagBytes) throw new SealedContentError("a sealed value is truncated");
   try {
-    const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, ivBytes));
+    const decipher = createDecipheriv("aes-256-gcm", seal, raw.subarray(0, ivBytes));
     decipher.setAAD(Buffer.from(memoryId, "utf8"));
     decipher.setAuthTag(raw.subarray(ivBytes, ivBytes + tagBytes));
     return Buffer.concat([decipher.update(raw.subarray(ivBytes + tagBytes)), decipher.final()]).toString(
       "utf8",
     );
   } catch (cause) {
-    throw new SealedContentError(`a sealed value of memory ${memoryId} does not open with its key`, {
+    throw new SealedContentError(`a sealed value of memory ${memoryId} does not open with its seal`, {
       cause,
     });
   }
@@ -86,27 +83,27 @@ type SealableFields = {
   entities?: { text: string; type: string }[] | undefined;
 };
 
-/** Seals content, title and entity texts with the memory's key (fields left out stay out). */
-export function sealMemoryFields<T extends SealableFields>(data: T, key: Uint8Array, memoryId: string): T {
+/** Seals content, title and entity texts with the memory's seal (fields left out stay out). */
+export function sealMemoryFields<T extends SealableFields>(data: T, seal: Uint8Array, memoryId: string): T {
   const out: T = { ...data };
-  if (data.content !== undefined) out.content = sealText(key, memoryId, data.content);
-  if (data.title !== undefined) out.title = sealText(key, memoryId, data.title);
+  if (data.content !== undefined) out.content = sealText(seal, memoryId, data.content);
+  if (data.title !== undefined) out.title = sealText(seal, memoryId, data.title);
   if (data.entities !== undefined) {
-    out.entities = data.entities.map((e) => ({ ...e, text: sealText(key, memoryId, e.text) }));
+    out.entities = data.entities.map((e) => ({ ...e, text: sealText(seal, memoryId, e.text) }));
   }
   return out;
 }
 
 /**
- * Opens the sealed fields of a memory body or revision. With the key destroyed (or missing)
+ * Opens the sealed fields of a memory body or revision. With the seal destroyed (or missing)
  * the sealed fields become empty: content and title `""`, no entities. Plain fields stay.
  */
 export function openMemoryFields<T extends SealableFields>(
   data: T,
-  key: ContentKeyState | undefined,
+  seal: SealState | undefined,
   memoryId: string,
 ): T {
-  const usable = key?.state === "active" ? key.key : undefined;
+  const usable = seal?.state === "active" ? seal.seal : undefined;
   const open = (value: string) => {
     if (!isSealed(value)) return value;
     return usable ? openSealedText(usable, memoryId, value) : "";
@@ -135,7 +132,7 @@ export const sealedEventTypes: ReadonlySet<string> = new Set([
 
 const memoryStreamPrefix = "memory-";
 
-/** The memory whose key seals an event's fields, or undefined for events without sealed text. */
+/** The memory whose seal seals an event's fields, or undefined for events without sealed text. */
 export function sealedMemoryIdOf(event: Pick<StoredEvent, "streamId" | "type">): string | undefined {
   if (!sealedEventTypes.has(event.type) || !event.streamId.startsWith(memoryStreamPrefix)) return undefined;
   return event.streamId.slice(memoryStreamPrefix.length);
@@ -148,12 +145,12 @@ function hasSealedField(data: unknown): boolean {
 }
 
 /**
- * The events with their sealed fields opened (keys fetched once for the whole batch). Events
+ * The events with their sealed fields opened (seals fetched once for the whole batch). Events
  * without sealed text are returned as they are; a purged memory's fields come back empty.
  */
 export async function openSealedEvents<E extends StoredEvent>(
   events: readonly E[],
-  keyring: ContentKeyring,
+  sealRing: SealRing,
 ): Promise<E[]> {
   const ids = new Set<string>();
   for (const e of events) {
@@ -161,10 +158,10 @@ export async function openSealedEvents<E extends StoredEvent>(
     if (id !== undefined && hasSealedField(e.data)) ids.add(id);
   }
   if (ids.size === 0) return [...events];
-  const keys = await keyring.keysFor([...ids]);
+  const seals = await sealRing.sealsFor([...ids]);
   return events.map((e) => {
     const id = sealedMemoryIdOf(e);
     if (id === undefined || !hasSealedField(e.data)) return e;
-    return { ...e, data: openMemoryFields(e.data as SealableFields, keys.get(id), id) };
+    return { ...e, data: openMemoryFields(e.data as SealableFields, seals.get(id), id) };
   });
 }

@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "./events/envelope.ts";
 import {
-  type ContentKeyState,
   isSealed,
-  newContentKey,
+  newSeal,
   openMemoryFields,
   openSealedEvents,
   openSealedText,
   SealedContentError,
+  type SealState,
   sealMemoryFields,
   sealText,
 } from "./sealed-content.ts";
@@ -45,7 +45,7 @@ function event(memoryId: string, type: string, data: unknown, position = 1): Sto
 describe("sealed memory content", () => {
   it("seals content, title and entity texts, and opens them with the memory's key", () => {
     const id = randomUUID();
-    const key = newContentKey();
+    const key = newSeal();
     const sealed = sealMemoryFields(body, key, id);
     expect(isSealed(sealed.content)).toBe(true);
     expect(isSealed(sealed.title)).toBe(true);
@@ -54,50 +54,50 @@ describe("sealed memory content", () => {
     // Labels stay readable.
     expect(sealed.slot).toBe("team-lead");
     expect(sealed.tags).toEqual(["people"]);
-    expect(openMemoryFields(sealed, { state: "active", key }, id)).toEqual(body);
+    expect(openMemoryFields(sealed, { state: "active", seal: key }, id)).toEqual(body);
   });
 
   it("gives a different ciphertext each time and refuses another memory's id or key", () => {
     const id = randomUUID();
-    const key = newContentKey();
+    const key = newSeal();
     const a = sealText(key, id, "same text");
     const b = sealText(key, id, "same text");
     expect(a).not.toBe(b);
     expect(openSealedText(key, id, a)).toBe("same text");
     expect(() => openSealedText(key, randomUUID(), a)).toThrow(SealedContentError);
-    expect(() => openSealedText(newContentKey(), id, a)).toThrow(SealedContentError);
+    expect(() => openSealedText(newSeal(), id, a)).toThrow(SealedContentError);
   });
 
   it("opens a shredded memory as empty text with no entities, and passes plain text through", () => {
     const id = randomUUID();
-    const sealed = sealMemoryFields(body, newContentKey(), id);
-    const shredded: ContentKeyState = { state: "shredded", shreddedAt: "2026-02-01T00:00:00.000Z" };
+    const sealed = sealMemoryFields(body, newSeal(), id);
+    const shredded: SealState = { state: "shredded", shreddedAt: "2026-02-01T00:00:00.000Z" };
     expect(openMemoryFields(sealed, shredded, id)).toMatchObject({ content: "", title: "", entities: [] });
     expect(openMemoryFields(sealed, undefined, id)).toMatchObject({ content: "", title: "" });
     expect(openMemoryFields(body, undefined, id)).toEqual(body);
   });
 
-  it("opens a batch of events with one keyring call and leaves other events alone", async () => {
+  it("opens a batch of events with one sealRing call and leaves other events alone", async () => {
     const a = randomUUID();
     const b = randomUUID();
-    const keyA = newContentKey();
+    const keyA = newSeal();
     const calls: string[][] = [];
-    const keyring = {
-      async keysFor(ids: readonly string[]) {
+    const sealRing = {
+      async sealsFor(ids: readonly string[]) {
         calls.push([...ids]);
-        const out = new Map<string, ContentKeyState>();
-        out.set(a, { state: "active", key: keyA });
+        const out = new Map<string, SealState>();
+        out.set(a, { state: "active", seal: keyA });
         out.set(b, { state: "shredded", shreddedAt: "2026-02-01T00:00:00.000Z" });
         return out;
       },
     };
     const events = [
       event(a, "memory.recorded", sealMemoryFields(body, keyA, a)),
-      event(b, "memory.recorded", sealMemoryFields(body, newContentKey(), b)),
+      event(b, "memory.recorded", sealMemoryFields(body, newSeal(), b)),
       event(a, "memory.revised", sealMemoryFields({ content: "New text" }, keyA, a), 2),
       event(a, "memory.archived", { reason: "old" }, 3),
     ];
-    const opened = await openSealedEvents(events, keyring);
+    const opened = await openSealedEvents(events, sealRing);
     expect(calls).toHaveLength(1);
     expect(calls[0]?.sort()).toEqual([a, b].sort());
     expect(opened[0]?.data).toMatchObject({ content: body.content, title: body.title });

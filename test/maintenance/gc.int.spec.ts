@@ -3,8 +3,8 @@
 // read model (Redis, pgvector), no reply and no rebuild holds the purged text.
 
 import { call } from "@cairn/bus";
-import { type ContentKeyState, searchRpcs, streamIdFor } from "@cairn/contracts";
-import { createMemoryKeyStore } from "@cairn/event-store";
+import { type SealState, searchRpcs, streamIdFor } from "@cairn/contracts";
+import { createMemorySealStore } from "@cairn/event-store";
 import { rebuildFromHost } from "@cairn/projection-runtime";
 import { projectionHostOf } from "@cairn/search";
 import { inspectReadModels } from "@cairn/search/testing";
@@ -143,8 +143,8 @@ describe("maintenance: garbage collection", () => {
     });
     const refused = await cairn.run("gc", { apply: true, token: preview.token as string });
     expect(refused).toMatchObject({ outcome: "failed", error: { code: "token_invalid" }, recorded: true });
-    const keys = createMemoryKeyStore(cairn.pool);
-    expect((await keys.keysFor([target.id])).get(target.id)?.state).toBe("active");
+    const keys = createMemorySealStore(cairn.pool);
+    expect((await keys.sealsFor([target.id])).get(target.id)?.state).toBe("active");
     await cairn.settle();
     expect((await cairn.get(target.id)).document.content).toBe(secretText);
 
@@ -154,7 +154,7 @@ describe("maintenance: garbage collection", () => {
     const purged = await cairn.run("gc", { apply: true, token: second.token as string });
     expect(purged).toMatchObject({ outcome: "ok" });
     expect(purged.actions).toMatchObject([{ action: "purge", ids: [target.id], status: "applied" }]);
-    expect(((await keys.keysFor([target.id])).get(target.id) as ContentKeyState).state).toBe("shredded");
+    expect(((await keys.sealsFor([target.id])).get(target.id) as SealState).state).toBe("shredded");
     const events = await cairn.store.readStream(streamIdFor("memory", target.id));
     expect(events.at(-1)).toMatchObject({
       type: "memory.purged",

@@ -53,7 +53,7 @@ export const maintenanceCommandSchemas = {
     })
     .strict(),
   /**
-   * Purges deleted memories for good: destroys each one's content key (crypto-shredding) and
+   * Purges deleted memories for good: destroys each one's seal (crypto-shredding) and
    * records `memory.purged`. Irreversible, which is why the token binds the exact set.
    */
   "memory.purge": z

@@ -4,7 +4,7 @@ import { IdSchema } from "../memory.ts";
 
 /**
  * Erasure of a memory (memory streams). Kept apart from `memoryEventSchemas` so that a
- * consumer handles it on purpose: after `memory.purged` the memory's content key is destroyed
+ * consumer handles it on purpose: after `memory.purged` the memory's seal is destroyed
  * (crypto-shredding, see `sealed-content.ts`), its sealed fields can never be opened again,
  * and a read model keeps no text for it.
  */

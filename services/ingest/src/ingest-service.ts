@@ -1,7 +1,7 @@
 import {
   createDatabasePool,
   createEventStore,
-  createMemoryKeyStore,
+  createMemorySealStore,
   migrateToLatest,
 } from "@cairn/event-store";
 import type { ServiceDefinition } from "@cairn/service-runtime";
@@ -32,8 +32,8 @@ const ingestService: ServiceDefinition<typeof ingestEnvSchema> = {
     );
     const store = createEventStore(pool);
     const tokenSecret = await loadTokenSecret(pool, env.CAIRN_TOKEN_SECRET);
-    const keys = createMemoryKeyStore(pool);
-    const subscriptions = serveIngestCommands(nc, { store, tokenSecret, keys }, logger);
+    const seals = createMemorySealStore(pool);
+    const subscriptions = serveIngestCommands(nc, { store, tokenSecret, seals }, logger);
     const relay =
       env.CAIRN_RELAY === "1"
         ? startRelay({ pool, databaseUrl: env.CAIRN_DATABASE_URL, databaseRole: role, nc, logger })

@@ -5,7 +5,7 @@ import { queueGroup } from "@cairn/contracts";
 import {
   createDatabasePool,
   createEventStore,
-  createMemoryKeyStore,
+  createMemorySealStore,
   migrateToLatest,
 } from "@cairn/event-store";
 import {
@@ -57,13 +57,13 @@ export function createMaintenanceService(options: MaintenanceServiceOptions = {}
       const env = parsed as MaintenanceEnv;
       if (options.migrate) await migrateToLatest(env.CAIRN_DATABASE_URL);
       let projector: LiveProjector | undefined;
-      const { pool, log, keyring, view } = openView(env, logger, () => projector);
+      const { pool, log, sealRing, view } = openView(env, logger, () => projector);
       const runtime = await startProjectionRuntime({
         service: "maintenance",
         nc,
         pool,
         log,
-        keyring,
+        sealRing,
         logger,
         projections: [view.projection],
         decorate: options.decorateProjection,
@@ -93,7 +93,7 @@ export function createMaintenanceService(options: MaintenanceServiceOptions = {}
         view,
         locks: createTenantLocks(pool),
         searchRepair,
-        loadTexts: (ids) => loadTexts(log, keyring, ids),
+        loadTexts: (ids) => loadTexts(log, sealRing, ids),
         summarizer,
         logger,
         clock,
@@ -140,7 +140,7 @@ function openView(
 ): {
   pool: pg.Pool;
   log: ReturnType<typeof createEventStore>;
-  keyring: ReturnType<typeof createMemoryKeyStore>;
+  sealRing: ReturnType<typeof createMemorySealStore>;
   view: MaintenanceView;
 } {
   const pool = createDatabasePool(
@@ -153,8 +153,8 @@ function openView(
     (error) => logger.warn({ err: error }, "idle database connection failed"),
   );
   const log = createEventStore(pool);
-  const keyring = createMemoryKeyStore(pool);
-  return { pool, log, keyring, view: createMaintenanceView({ pool, log, keyring, projector }) };
+  const sealRing = createMemorySealStore(pool);
+  return { pool, log, sealRing, view: createMaintenanceView({ pool, log, sealRing, projector }) };
 }
 
 /** The maintenance view as a projection, opened as the service opens it (for a rebuild). */
@@ -162,6 +162,6 @@ export function openMaintenanceProjections(
   env: MaintenanceEnv,
   logger: Logger,
 ): ProjectionHost & { view: MaintenanceView } {
-  const { pool, log, keyring, view } = openView(env, logger);
-  return { projections: [view.projection], log, pool, keyring, view, close: () => pool.end() };
+  const { pool, log, sealRing, view } = openView(env, logger);
+  return { projections: [view.projection], log, pool, sealRing, view, close: () => pool.end() };
 }

@@ -3,7 +3,7 @@
 // clock so tests can move time; main.ts runs it with the real one.
 import { serve } from "@cairn/bus";
 import { type DecodedEvent, queueGroup, rankingRpcs } from "@cairn/contracts";
-import { createDatabasePool, createEventStore, createMemoryKeyStore } from "@cairn/event-store";
+import { createDatabasePool, createEventStore, createMemorySealStore } from "@cairn/event-store";
 import {
   type Projection,
   type ProjectionHost,
@@ -56,12 +56,12 @@ export function openRankingProjections(env: RankingEnv, logger: Logger): Opened 
   const redis = connectRedis(env);
   const pool = connectPostgres(env, logger);
   const log = createEventStore(pool);
-  const keyring = createMemoryKeyStore(pool);
+  const sealRing = createMemorySealStore(pool);
   const bases = rankingBases(env.CAIRN_RANKING_REDIS_PREFIX);
   const depth = { halfLifeDays: env.CAIRN_RANKING_DEPTH_HALF_LIFE_DAYS, gain: 0.25 };
   // Repair folds a memory again from its stream: decoded, with its text opened.
   const readStream = async (streamId: string): Promise<DecodedEvent[]> =>
-    (await prepareBatch(signals, await log.readStream(streamId), keyring)).events;
+    (await prepareBatch(signals, await log.readStream(streamId), sealRing)).events;
   const signals = signalsProjection({
     redis,
     base: bases.signals,
@@ -69,7 +69,7 @@ export function openRankingProjections(env: RankingEnv, logger: Logger): Opened 
     hotHalfLifeDays: env.CAIRN_RANKING_HOT_HALF_LIFE_DAYS,
     readStream,
     readTenantLog: async (tenant, position, types) =>
-      (await prepareBatch(signals, await log.readTenantEvents(tenant, position, types), keyring)).events,
+      (await prepareBatch(signals, await log.readTenantEvents(tenant, position, types), sealRing)).events,
   });
   const keys = keysProjection({
     redis,
@@ -81,7 +81,7 @@ export function openRankingProjections(env: RankingEnv, logger: Logger): Opened 
     redis,
     pool,
     log,
-    keyring,
+    sealRing,
     projections: [signals, keys],
     async close() {
       redis.disconnect();
@@ -104,7 +104,7 @@ export function createRankingService(
         nc,
         pool: opened.pool,
         log: opened.log,
-        keyring: opened.keyring,
+        sealRing: opened.sealRing,
         logger,
         projections: opened.projections,
         decorate: options.decorateProjection,

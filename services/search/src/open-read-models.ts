@@ -2,9 +2,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   createEventStore,
-  createMemoryKeyStore,
+  createMemorySealStore,
   type EventStore,
-  type MemoryKeyStore,
+  type MemorySealStore,
 } from "@cairn/event-store";
 import type { PostgresGenerations, ProjectionHost } from "@cairn/projection-runtime";
 import type { Logger } from "@cairn/telemetry";
@@ -28,7 +28,7 @@ export type OpenReadModels = {
   redis: Redis;
   module: RediSearchModule;
   eventLog: EventStore;
-  keyring: MemoryKeyStore;
+  sealRing: MemorySealStore;
   lexicalStore: LexicalStore;
   vectorGenerations: PostgresGenerations;
   vectorRows: VectorRows;
@@ -108,26 +108,26 @@ export async function openReadModels(
     const vectorGenerations = createVectorGenerations(pool, embedder);
     const vectorRows = createVectorRows({ pool });
     const eventLog = createEventStore(pool);
-    const keyring = createMemoryKeyStore(pool);
+    const sealRing = createMemorySealStore(pool);
     return {
       pool,
       redis,
       module,
       eventLog,
-      keyring,
+      sealRing,
       lexicalStore,
       vectorGenerations,
       vectorRows,
       embedder,
       queryEmbedder: withQueryCache(embedders.queries),
-      lexical: createLexicalProjection({ store: lexicalStore, redis, log: eventLog, keyring }),
+      lexical: createLexicalProjection({ store: lexicalStore, redis, log: eventLog, sealRing }),
       vector: createVectorProjection({
         generations: vectorGenerations,
         rows: vectorRows,
         pool,
         embedder,
         log: eventLog,
-        keyring,
+        sealRing,
       }),
       async close() {
         redis.disconnect();
@@ -147,7 +147,7 @@ export function projectionHostOf(opened: OpenReadModels): ProjectionHost {
     projections: [opened.lexical, opened.vector],
     log: opened.eventLog,
     pool: opened.pool,
-    keyring: opened.keyring,
+    sealRing: opened.sealRing,
     close: () => opened.close(),
   };
 }

@@ -40,7 +40,7 @@ export function startSearch(options: SearchServiceOptions = {}) {
         nc,
         pool: opened.pool,
         log: opened.eventLog,
-        keyring: opened.keyring,
+        sealRing: opened.sealRing,
         logger,
         projections: [opened.lexical, opened.vector],
         decorate: decorateProjection,
@@ -58,7 +58,7 @@ export function startSearch(options: SearchServiceOptions = {}) {
         logger,
         runtime,
       };
-      const asOf = { log: opened.eventLog, keyring: opened.keyring };
+      const asOf = { log: opened.eventLog, sealRing: opened.sealRing };
       const options = { queue: queueGroup("search"), logger };
       subscriptions.push(
         serve(

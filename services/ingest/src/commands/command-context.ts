@@ -3,7 +3,7 @@
 // and one atomic append whose reservation conflicts become `slot_taken` / `duplicate_content`.
 //
 // Memory text is sealed at this boundary (crypto-shredding, see contracts' sealed-content.ts):
-// `commit` seals content, title and entity texts with the memory's content key just before the
+// `commit` seals content, title and entity texts with the memory's seal just before the
 // append, and `loadMemory` opens them right after reading, so the domain code only ever sees
 // plain text and the log only ever holds sealed text.
 import { randomUUID } from "node:crypto";
@@ -28,7 +28,7 @@ import {
   type EventStore,
   type ExpectedVersion,
   isReservationTakenError,
-  type MemoryKeyStore,
+  type MemorySealStore,
 } from "@cairn/event-store";
 import {
   canChange,
@@ -53,8 +53,8 @@ export type IngestDeps = {
   store: EventStore;
   /** Secret for dry-run tokens; the same in every ingest copy. */
   tokenSecret: Uint8Array;
-  /** Content keys of memories (crypto-shredding); the service always has them. */
-  keys?: MemoryKeyStore;
+  /** Seals of memories (crypto-shredding); the service always has them. */
+  seals?: MemorySealStore;
   now?: () => Date;
 };
 
@@ -101,11 +101,11 @@ export class CommandContext {
     return this.#deps.tokenSecret;
   }
 
-  /** The content key store, or `internal` when this ingest was started without one. */
-  get keys(): MemoryKeyStore {
-    const keys = this.#deps.keys;
-    if (!keys) throw new CairnError("internal", "ingest runs without a content key store");
-    return keys;
+  /** The seal store, or `internal` when this ingest was started without one. */
+  get seals(): MemorySealStore {
+    const seals = this.#deps.seals;
+    if (!seals) throw new CairnError("internal", "ingest runs without a seal store");
+    return seals;
   }
 
   #derived(kind: string, index: number): string | undefined {
@@ -176,10 +176,10 @@ export class CommandContext {
     return foldStream(await this.#open(await this.store.readStream(streamIdFor("memory", id))));
   }
 
-  /** Events with their sealed text opened (as they are when this ingest has no key store). */
+  /** Events with their sealed text opened (as they are when this ingest has no seal store). */
   async #open(events: StoredEvent[]): Promise<StoredEvent[]> {
-    const keys = this.#deps.keys;
-    return keys ? openSealedEvents(events, keys) : events;
+    const seals = this.#deps.seals;
+    return seals ? openSealedEvents(events, seals) : events;
   }
 
   /** The caller's version token must be the memory's current version. */
@@ -268,7 +268,7 @@ export class CommandContext {
    * or `duplicate_content`.
    */
   async commit(appends: PlannedAppend[], reported = appends.length): Promise<WriteResult> {
-    const sealed = await sealAppends(this.#deps.keys, this.principal.tenant, appends);
+    const sealed = await sealAppends(this.#deps.seals, this.principal.tenant, appends);
     const inputs: AppendInput[] = sealed.map((a) => ({
       streamId: a.streamId,
       streamType: a.streamType,

@@ -8,7 +8,7 @@ import {
   streamIdFor,
   type WriteResult,
 } from "@cairn/contracts";
-import { createMemoryKeyStore } from "@cairn/event-store";
+import { createMemorySealStore } from "@cairn/event-store";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
 import {
@@ -29,9 +29,9 @@ const test = infraTest.extend("ingest", async ({ databaseUrl, nats }, { onCleanu
 });
 
 async function documentOf(ingest: IngestUnderTest, id: string): Promise<MemoryDocument> {
-  // The log holds memory text sealed; open it with the memory's content key.
+  // The log holds memory text sealed; open it with the memory's seal.
   const events = await ingest.store.readStream(streamIdFor("memory", id));
-  const state = foldStream(await openSealedEvents(events, createMemoryKeyStore(ingest.pool)));
+  const state = foldStream(await openSealedEvents(events, createMemorySealStore(ingest.pool)));
   if (!state.exists) throw new Error(`no memory ${id}`);
   return state.doc;
 }

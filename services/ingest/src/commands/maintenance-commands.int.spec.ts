@@ -10,7 +10,7 @@ import {
   streamIdFor,
   type WriteResult,
 } from "@cairn/contracts";
-import { createMemoryKeyStore } from "@cairn/event-store";
+import { createMemorySealStore } from "@cairn/event-store";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
 import { admin, alice, type IngestUnderTest, startIngestUnderTest } from "../testing/ingest-under-test.ts";
@@ -31,9 +31,9 @@ function send<T = WriteResult>(
 }
 
 async function documentOf(ingest: IngestUnderTest, id: string): Promise<MemoryDocument> {
-  // The log holds memory text sealed; open it with the memory's content key.
+  // The log holds memory text sealed; open it with the memory's seal.
   const events = await ingest.store.readStream(streamIdFor("memory", id));
-  const state = foldStream(await openSealedEvents(events, createMemoryKeyStore(ingest.pool)));
+  const state = foldStream(await openSealedEvents(events, createMemorySealStore(ingest.pool)));
   if (!state.exists) throw new Error(`no memory ${id}`);
   return state.doc;
 }
@@ -174,7 +174,7 @@ describe("ingest: maintenance commands", () => {
     });
   });
 
-  test("purge destroys the content key of a deleted memory, records it, and is final", async ({ ingest }) => {
+  test("purge destroys the seal of a deleted memory, records it, and is final", async ({ ingest }) => {
     const a = await create(ingest, "to-purge", "Personal details that must go.");
     const deletePlan = await ingest.plan("memory.delete", { principal: alice, id: a.id, expectedVersion: 1 });
     await ingest.send("memory.delete", {
@@ -183,8 +183,8 @@ describe("ingest: maintenance commands", () => {
       expectedVersion: 1,
       token: deletePlan.token,
     });
-    const keys = createMemoryKeyStore(ingest.pool);
-    await keys.ensureKeys("acme", [a.id]);
+    const keys = createMemorySealStore(ingest.pool);
+    await keys.ensureSeals("acme", [a.id]);
 
     const live = await create(ingest, "still-here", "Active memories cannot be purged.");
     expect(
@@ -205,10 +205,10 @@ describe("ingest: maintenance commands", () => {
     ).toBe("forbidden");
     const plan = await send<PlanResult>(ingest, "memory.purge", { ...command, dryRun: true });
     expect(plan.plan).toEqual([{ id: a.id, action: "purge", version: 2, slot: "to-purge" }]);
-    expect((await keys.keysFor([a.id])).get(a.id)?.state).toBe("active");
+    expect((await keys.sealsFor([a.id])).get(a.id)?.state).toBe("active");
     await send(ingest, "memory.purge", { ...command, token: plan.token });
 
-    expect((await keys.keysFor([a.id])).get(a.id)?.state).toBe("shredded");
+    expect((await keys.sealsFor([a.id])).get(a.id)?.state).toBe("shredded");
     const doc = await documentOf(ingest, a.id);
     expect(doc).toMatchObject({ status: "deleted", content: "", title: "", entities: [] });
     expect(doc.purgedAt).toEqual(expect.any(String));

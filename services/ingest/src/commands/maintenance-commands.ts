@@ -1,6 +1,6 @@
 // The commands the maintenance service sends (admins may send them too): consolidating a
 // group of memories into one, forgetting (archiving) with the reasons, purging deleted
-// memories by destroying their content keys, and recording a maintenance run. The first
+// memories by destroying their seals, and recording a maintenance run. The first
 // three are destructive and run in two steps, like delete and supersede.
 import {
   CairnError,
@@ -140,7 +140,7 @@ async function forgetMemories(
 }
 
 /**
- * Purges deleted memories: destroys their content keys, then records `memory.purged`. The key
+ * Purges deleted memories: destroys their seals, then records `memory.purged`. The key
  * goes first: once it is gone the text is unreadable everywhere, whatever happens next; a
  * retry after a failed append finds the key gone (not an error) and records the event.
  */
@@ -163,7 +163,7 @@ async function purgeMemories(
     { items: command.items, reason: command.reason },
   );
   if (plan) return plan;
-  await ctx.keys.shred(ids);
+  await ctx.seals.shred(ids);
   const appends = states.map((s, i) => ctx.memoryAppend(s.doc.id, s, events[i] ?? [], s.doc.version).append);
   return ctx.commit(appends);
 }

@@ -1,7 +1,7 @@
-// Memory text reaches the log sealed with the memory's content key (crypto-shredding): the
+// Memory text reaches the log sealed with the memory's seal (crypto-shredding): the
 // log and what the relay publishes hold no plain text, ingest itself still reads it.
 import { type MemoryDocument, openSealedEvents, streamIdFor } from "@cairn/contracts";
-import { createMemoryKeyStore } from "@cairn/event-store";
+import { createMemorySealStore } from "@cairn/event-store";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
 import { alice, startIngestUnderTest } from "../testing/ingest-under-test.ts";
@@ -40,7 +40,7 @@ describe("ingest: sealed memory text", () => {
     const { rows } = await ingest.pool.query("select data::text from cairn_events");
     expect(rows.some((r: { data: string }) => r.data.includes("Greta"))).toBe(false);
 
-    const keys = createMemoryKeyStore(ingest.pool);
+    const keys = createMemorySealStore(ingest.pool);
     const state = foldStream(await openSealedEvents(events, keys));
     expect(state.exists).toBe(true);
     const doc = (state as { doc: MemoryDocument }).doc;

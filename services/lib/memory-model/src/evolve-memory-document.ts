@@ -5,7 +5,7 @@
 //
 // Lifecycles:
 //   memory    active → superseded | archived | deleted; archived | deleted → active (restore);
-//             deleted → purged (content key destroyed; final: status stays deleted, text empty)
+//             deleted → purged (seal destroyed; final: status stays deleted, text empty)
 //   proposal  pending → promoted | rejected
 //   handoff   active → completed
 import type { MemoryDocument } from "@cairn/contracts";

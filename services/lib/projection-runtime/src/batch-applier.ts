@@ -4,7 +4,7 @@
 // one that fails, which is retried with a backoff that grows with its attempts and, after a
 // bounded number of them with its store answering, set aside as a dead letter so that the
 // events after it apply. Nothing is ever skipped without a dead letter saying why.
-import type { ContentKeyring, StoredEvent } from "@cairn/contracts";
+import type { SealRing, StoredEvent } from "@cairn/contracts";
 import { isDependencyFailure } from "@cairn/service-runtime";
 import type { Logger } from "@cairn/telemetry";
 import { ApplyRetryError } from "./apply-retry-error.ts";
@@ -20,7 +20,7 @@ export type BatchOutcome = { outcome: ApplyOutcome; checkpoint: number };
 
 export type BatchApplierOptions = {
   projection: Projection;
-  keyring?: ContentKeyring | undefined;
+  sealRing?: SealRing | undefined;
   deadLetters: DeadLetterStore;
   retry?: RetryPolicy | undefined;
   logger?: Logger | undefined;
@@ -74,7 +74,7 @@ export function createBatchApplier(options: BatchApplierOptions): BatchApplier {
   async function once(t: ApplyTarget, stored: readonly StoredEvent[]): Promise<BatchOutcome> {
     const last = (stored.at(-1) as StoredEvent).position;
     if (last <= t.checkpoint) throw new Error("a batch must end after the checkpoint it follows");
-    const { events, letters } = await prepareBatch(projection, stored, options.keyring);
+    const { events, letters } = await prepareBatch(projection, stored, options.sealRing);
     const result = await projection.apply({
       generation: t.generation,
       writer: t.writer,

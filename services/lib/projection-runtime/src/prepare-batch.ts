@@ -3,13 +3,13 @@
 // opened when it reads text. What cannot be decoded or opened is returned as dead letters; the
 // rest of the batch still applies.
 import {
-  type ContentKeyring,
   type DecodedEvent,
   decodeStoredEvent,
   isEventDecodeError,
   isEventType,
   openSealedEvents,
   SealedContentError,
+  type SealRing,
   type StoredEvent,
 } from "@cairn/contracts";
 import type { DeadLetter } from "./dead-letter.ts";
@@ -23,10 +23,10 @@ export type PreparedBatch = { events: DecodedEvent[]; letters: DeadLetter[] };
  */
 async function openEach(
   events: DecodedEvent[],
-  keyring: ContentKeyring,
+  sealRing: SealRing,
 ): Promise<{ opened: DecodedEvent[]; letters: DeadLetter[] }> {
   try {
-    return { opened: (await openSealedEvents(events, keyring)) as DecodedEvent[], letters: [] };
+    return { opened: (await openSealedEvents(events, sealRing)) as DecodedEvent[], letters: [] };
   } catch (error) {
     if (!(error instanceof SealedContentError)) throw error;
   }
@@ -34,7 +34,7 @@ async function openEach(
   const letters: DeadLetter[] = [];
   for (const event of events) {
     try {
-      opened.push(...((await openSealedEvents([event], keyring)) as DecodedEvent[]));
+      opened.push(...((await openSealedEvents([event], sealRing)) as DecodedEvent[]));
     } catch (error) {
       if (!(error instanceof SealedContentError)) throw error;
       letters.push({ event, reason: "sealed_unreadable", error: error.message, attempts: 1 });
@@ -46,7 +46,7 @@ async function openEach(
 export async function prepareBatch(
   projection: Pick<Projection, "handles" | "readsText" | "name">,
   stored: readonly StoredEvent[],
-  keyring: ContentKeyring | undefined,
+  sealRing: SealRing | undefined,
 ): Promise<PreparedBatch> {
   const events: DecodedEvent[] = [];
   const letters: DeadLetter[] = [];
@@ -70,7 +70,7 @@ export async function prepareBatch(
     }
   }
   if (!projection.readsText || events.length === 0) return { events, letters };
-  if (!keyring) throw new Error(`${projection.name} reads memory text but was given no content keyring`);
-  const { opened, letters: unreadable } = await openEach(events, keyring);
+  if (!sealRing) throw new Error(`${projection.name} reads memory text but was given no sealring`);
+  const { opened, letters: unreadable } = await openEach(events, sealRing);
   return { events: opened, letters: [...letters, ...unreadable] };
 }

@@ -4,7 +4,6 @@
 // projections on the bus: status, dead letters, and their retry.
 import { countDeadLetter, serve } from "@cairn/bus";
 import {
-  type ContentKeyring,
   type DeadLettersReply,
   type DeadLettersRequest,
   eventStreamName,
@@ -14,6 +13,7 @@ import {
   projectionRpcs,
   type RetryDeadLettersReply,
   type RetryDeadLettersRequest,
+  type SealRing,
 } from "@cairn/contracts";
 import type { Logger } from "@cairn/telemetry";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
@@ -45,7 +45,7 @@ export type ProjectionRuntimeOptions = {
   /** Where dead letters are kept (the log's database). */
   pool: pg.Pool;
   log: EventLogReader;
-  keyring?: ContentKeyring | undefined;
+  sealRing?: SealRing | undefined;
   logger: Logger;
   projections: readonly Projection[];
   /** Wraps each projection before it runs (tests inject failures this way). */
@@ -92,7 +92,7 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
     };
     const applier = createBatchApplier({
       projection,
-      keyring: options.keyring,
+      sealRing: options.sealRing,
       deadLetters,
       retry,
       logger,
@@ -241,7 +241,7 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
         projections: projections.filter((p) => names.has(p.name)),
         deadLetters,
         log: options.log,
-        keyring: options.keyring,
+        sealRing: options.sealRing,
         ids: request.ids,
       });
     },

@@ -73,7 +73,7 @@ export type Projection = {
   readonly name: ProjectionName;
   /** The event types it applies; the checkpoint moves past every other event without it. */
   readonly handles: ReadonlySet<EventType>;
-  /** Memory text is opened with the content keys before `apply` (a purged memory's is empty). */
+  /** Memory text is opened with the seals before `apply` (a purged memory's is empty). */
   readonly readsText: boolean;
   readonly generations: Generations;
   apply(batch: ProjectionBatch): Promise<ApplyResult>;

@@ -19,7 +19,7 @@ export function rebuildFromHost(
   if (!projection) throw new Error(`no projection ${name} here`);
   const applier = createBatchApplier({
     projection,
-    keyring: host.keyring,
+    sealRing: host.sealRing,
     deadLetters: createDeadLetterStore(host.pool),
     retry: options.retry,
     logger: options.logger,

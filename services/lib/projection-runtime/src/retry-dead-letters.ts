@@ -2,7 +2,7 @@
 // its projection's `repair`, which brings what the event touched up to date in the live
 // generation. A letter whose retry works is resolved; one that fails again stays open with the
 // new error. A message that never was an event has nothing to retry: it is resolved as it is.
-import type { ContentKeyring, ProjectionName, RetryDeadLettersReply } from "@cairn/contracts";
+import type { ProjectionName, RetryDeadLettersReply, SealRing } from "@cairn/contracts";
 import type { DeadLetterStore } from "./dead-letter-store.ts";
 import type { EventLogReader } from "./event-log-reader.ts";
 import { prepareBatch } from "./prepare-batch.ts";
@@ -12,7 +12,7 @@ export async function retryDeadLetters(options: {
   projections: readonly Projection[];
   deadLetters: DeadLetterStore;
   log: Pick<EventLogReader, "findEvents">;
-  keyring?: ContentKeyring | undefined;
+  sealRing?: SealRing | undefined;
   ids?: readonly number[] | undefined;
 }): Promise<RetryDeadLettersReply> {
   const byName = new Map<ProjectionName, Projection>(options.projections.map((p) => [p.name, p]));
@@ -28,7 +28,7 @@ export async function retryDeadLetters(options: {
         if (letter.eventId !== null) {
           const [event] = await options.log.findEvents([letter.eventId]);
           if (event) {
-            const prepared = await prepareBatch(target, [event], options.keyring);
+            const prepared = await prepareBatch(target, [event], options.sealRing);
             const refused = prepared.letters[0];
             if (refused) throw new Error(refused.error);
             const generation = await target.generations.live();

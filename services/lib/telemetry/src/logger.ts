@@ -18,7 +18,7 @@ export const redactedLogPaths = [
   "apiKey",
   "token",
   "secret",
-  "contentKey",
+  "seal",
   "*.content",
   "*.title",
   "*.text",
@@ -27,7 +27,7 @@ export const redactedLogPaths = [
   "*.apiKey",
   "*.token",
   "*.secret",
-  "*.contentKey",
+  "*.seal",
   "req.headers.authorization",
 ];
 

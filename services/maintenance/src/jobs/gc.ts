@@ -1,5 +1,5 @@
 // Garbage collection: memories deleted at least `olderThanDays` ago are purged for good by
-// crypto-shredding (ingest destroys each one's content key and records `memory.purged`).
+// crypto-shredding (ingest destroys each one's seal and records `memory.purged`).
 //
 // Irreversible, so it is previewed first: a dry run answers the exact set and ingest's token
 // bound to it (ids and versions). Applying with that token purges that set or nothing: when

@@ -1,13 +1,13 @@
 // The current title and content of some memories, read from the log and opened with their
-// content keys: only for the moment a job needs text (a summary, a vector query), never kept.
-import { type ContentKeyring, openSealedEvents, sealedEventTypes, streamIdFor } from "@cairn/contracts";
+// seals: only for the moment a job needs text (a summary, a vector query), never kept.
+import { openSealedEvents, type SealRing, sealedEventTypes, streamIdFor } from "@cairn/contracts";
 import type { EventStore } from "@cairn/event-store";
 
 export type MemoryText = { title: string; content: string };
 
 export async function loadTexts(
   log: Pick<EventStore, "readStreams">,
-  keyring: ContentKeyring,
+  sealRing: SealRing,
   ids: readonly string[],
 ): Promise<Map<string, MemoryText>> {
   const out = new Map<string, MemoryText>();
@@ -20,7 +20,7 @@ export async function loadTexts(
         sealedEventTypes.has(e.type),
       );
       let text: MemoryText | undefined;
-      for (const event of await openSealedEvents(events, keyring)) {
+      for (const event of await openSealedEvents(events, sealRing)) {
         const data = event.data as { title?: string; content?: string };
         text = { title: data.title ?? text?.title ?? "", content: data.content ?? text?.content ?? "" };
       }

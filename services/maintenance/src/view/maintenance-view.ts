@@ -5,12 +5,12 @@
 // other copy). Jobs read a tenant's snapshot of it; the projection runtime keeps it current
 // and can rebuild it from the log like any read model.
 import type {
-  ContentKeyring,
   DecodedEvent,
   EventType,
   MaintenanceJob,
   MaintenanceRunRecord,
   MaintenanceSettings,
+  SealRing,
 } from "@cairn/contracts";
 import type { EventStore } from "@cairn/event-store";
 import {
@@ -131,7 +131,7 @@ export function foldViewEvents(
 export function createMaintenanceView(options: {
   pool: pg.Pool;
   log: Pick<EventStore, "readStream" | "lastCommittedPosition">;
-  keyring: ContentKeyring;
+  sealRing: SealRing;
   /** Set once the runtime runs the projection: catch-ups go through it. */
   projector?: () => LiveProjector | undefined;
   /** How long catchUp waits for committed events an older transaction holds back (default 5 s). */
@@ -244,7 +244,7 @@ export function createMaintenanceView(options: {
           const stored = (await options.log.readStream(memoryStreamId(id))).filter(
             (e) => e.position <= checkpoint,
           );
-          replayed.push(...(await prepareBatch(projection, stored, options.keyring)).events);
+          replayed.push(...(await prepareBatch(projection, stored, options.sealRing)).events);
         }
         const tenantIds = [
           ...new Set(events.filter((e) => e.streamType !== "memory").map((e) => e.meta.tenant)),

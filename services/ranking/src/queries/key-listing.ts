@@ -16,16 +16,16 @@ export async function visibleLinks(
   principal: Principal,
   keyId: string,
 ): Promise<{ links: VisibleLink[]; total: number }> {
-  const keys = ctx.layout.keys(principal.tenant);
-  const total = await ctx.redis.zcard(keys.links(keyId));
-  const flat = await ctx.redis.zrange(keys.links(keyId), 0, maxLinksScanned - 1, "REV", "WITHSCORES");
+  const paths = ctx.layout.keys(principal.tenant);
+  const total = await ctx.redis.zcard(paths.links(keyId));
+  const flat = await ctx.redis.zrange(paths.links(keyId), 0, maxLinksScanned - 1, "REV", "WITHSCORES");
   const ids: string[] = [];
   const weights: number[] = [];
   for (let i = 0; i + 1 < flat.length; i += 2) {
     ids.push(flat[i] as string);
     weights.push(Number(flat[i + 1]));
   }
-  const raw = ids.length > 0 ? await ctx.redis.mget(ids.map((id) => keys.card(id))) : [];
+  const raw = ids.length > 0 ? await ctx.redis.mget(ids.map((id) => paths.card(id))) : [];
   const links: VisibleLink[] = [];
   raw.forEach((json, i) => {
     if (json === null) return;
@@ -71,9 +71,9 @@ export async function keyedMemories(
   links: VisibleLink[],
 ): Promise<KeyedMemory[]> {
   if (links.length === 0) return [];
-  const keys = ctx.layout.signals(tenant);
+  const paths = ctx.layout.signals(tenant);
   const pipeline = ctx.redis.pipeline();
-  for (const link of links) pipeline.hmget(keys.depth(link.card.id), "value", "at");
+  for (const link of links) pipeline.hmget(paths.depth(link.card.id), "value", "at");
   const rows = (await pipeline.exec()) ?? [];
   const now = ctx.clock();
   return links.map((link, i) => {

@@ -11,21 +11,21 @@ export async function loadSignals(
   tenant: string,
   memories: { id: string; terms: string[] }[],
 ): Promise<Map<string, CandidateSignals>> {
-  const keys = ctx.layout.signals(tenant);
+  const paths = ctx.layout.signals(tenant);
   const now = ctx.clock();
   const pipeline = ctx.redis.pipeline();
   for (const m of memories) {
-    pipeline.hgetall(keys.feedback(m.id));
-    pipeline.hmget(keys.recalls(m.id), "count", "lastAt", "reads", "lastReadAt");
-    pipeline.hmget(keys.depth(m.id), "value", "at");
+    pipeline.hgetall(paths.feedback(m.id));
+    pipeline.hmget(paths.recalls(m.id), "count", "lastAt", "reads", "lastReadAt");
+    pipeline.hmget(paths.depth(m.id), "value", "at");
   }
   const terms = [...new Set(memories.flatMap((m) => m.terms))];
   const [rows, attention, hot, maxAttention, maxHot] = await Promise.all([
     pipeline.exec(),
-    terms.length > 0 ? ctx.redis.zmscore(keys.attention, ...terms) : Promise.resolve([]),
-    terms.length > 0 ? ctx.redis.zmscore(keys.hot, ...terms) : Promise.resolve([]),
-    ctx.redis.zrange(keys.attention, -1, -1, "WITHSCORES"),
-    ctx.redis.zrange(keys.hot, -1, -1, "WITHSCORES"),
+    terms.length > 0 ? ctx.redis.zmscore(paths.attention, ...terms) : Promise.resolve([]),
+    terms.length > 0 ? ctx.redis.zmscore(paths.hot, ...terms) : Promise.resolve([]),
+    ctx.redis.zrange(paths.attention, -1, -1, "WITHSCORES"),
+    ctx.redis.zrange(paths.hot, -1, -1, "WITHSCORES"),
   ]);
   // Attention on a log scale relative to the most attended term; heat relative to the
   // hottest term (both stored so that ratios are what counts).
@@ -70,11 +70,11 @@ export async function loadLexicalStats(
   tenant: string,
   terms: string[],
 ): Promise<LexicalStats> {
-  const keys = ctx.layout.signals(tenant);
+  const paths = ctx.layout.signals(tenant);
   const [live, total, frequencies] = await Promise.all([
-    ctx.redis.get(keys.liveCount),
-    ctx.redis.get(keys.totalLength),
-    terms.length > 0 ? ctx.redis.hmget(keys.documentFrequency, ...terms) : Promise.resolve([]),
+    ctx.redis.get(paths.liveCount),
+    ctx.redis.get(paths.totalLength),
+    terms.length > 0 ? ctx.redis.hmget(paths.documentFrequency, ...terms) : Promise.resolve([]),
   ]);
   const documents = Math.max(0, Number(live ?? 0));
   const documentFrequency = new Map<string, number>();

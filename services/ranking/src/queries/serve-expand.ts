@@ -11,14 +11,14 @@ import { readTenantSettings } from "../projections/signals/signals-projection.ts
 import { hubCount, type RequestContext, waitForPosition } from "./ranking-context.ts";
 
 export function cooccurrenceLookups(ctx: RequestContext, tenant: string): CooccurrenceLookups {
-  const keys = ctx.layout.signals(tenant);
+  const paths = ctx.layout.signals(tenant);
   return {
     entities: async (norms) => {
       const out = new Map<string, { count: number; label: string }>();
       if (norms.length === 0) return out;
       const [counts, labels] = await Promise.all([
-        ctx.redis.zmscore(keys.entityCounts, ...norms),
-        ctx.redis.hmget(keys.entityLabels, ...norms),
+        ctx.redis.zmscore(paths.entityCounts, ...norms),
+        ctx.redis.hmget(paths.entityLabels, ...norms),
       ]);
       norms.forEach((norm, i) => {
         const count = counts[i];
@@ -27,7 +27,7 @@ export function cooccurrenceLookups(ctx: RequestContext, tenant: string): Cooccu
       return out;
     },
     cooccurring: async (norm, limit) => {
-      const flat = await ctx.redis.zrange(keys.cooccurrence(norm), 0, limit - 1, "REV", "WITHSCORES");
+      const flat = await ctx.redis.zrange(paths.cooccurrence(norm), 0, limit - 1, "REV", "WITHSCORES");
       const out: { norm: string; count: number }[] = [];
       for (let i = 0; i + 1 < flat.length; i += 2)
         out.push({ norm: flat[i] as string, count: Number(flat[i + 1]) });
@@ -42,11 +42,11 @@ export async function handleExpand(
 ): Promise<ExpandReply> {
   const position = await waitForPosition(ctx, request.afterPosition);
   const tenant = request.principal.tenant;
-  const keys = ctx.layout.signals(tenant);
-  const settings = await readTenantSettings(ctx.redis, keys.settings);
+  const paths = ctx.layout.signals(tenant);
+  const settings = await readTenantSettings(ctx.redis, paths.settings);
   const skip = skipReason(request.query, settings, ctx.clock());
   if (skip) return { skip, expansions: [], terms: [], position };
-  const live = Number((await ctx.redis.get(keys.liveCount)) ?? 0);
+  const live = Number((await ctx.redis.get(paths.liveCount)) ?? 0);
   const expansions = [
     ...synonymExpansions(request.query, settings.synonyms),
     ...(await cooccurrenceExpansions(request.query, cooccurrenceLookups(ctx, tenant), {

@@ -28,11 +28,11 @@ async function matchingKeys(
   tenant: string,
   query: string,
 ): Promise<Map<string, number>> {
-  const keys = ctx.layout.keys(tenant);
+  const paths = ctx.layout.keys(tenant);
   const grams = [...new Set(labelGrams(query))];
   const matches = new Map<string, number>();
   const note = (keyId: string, match: number) => matches.set(keyId, Math.max(matches.get(keyId) ?? 0, match));
-  const exact = grams.length > 0 ? await ctx.redis.hmget(keys.labels, ...grams) : [];
+  const exact = grams.length > 0 ? await ctx.redis.hmget(paths.labels, ...grams) : [];
   for (const id of exact) if (id) note(id, 1);
   // Similarity for concepts: phrases of up to three words, as written and stemmed, against
   // concept labels and aliases.
@@ -46,10 +46,10 @@ async function matchingKeys(
   }
   const candidates = new Set<string>();
   const phraseGrams = new Set(phrases.flat().flatMap((f) => [...trigrams(f)]));
-  const sets = await Promise.all([...phraseGrams].map((g) => ctx.redis.smembers(keys.trigram(g))));
+  const sets = await Promise.all([...phraseGrams].map((g) => ctx.redis.smembers(paths.trigram(g))));
   for (const s of sets) for (const id of s) candidates.add(id);
   for (const id of candidates) {
-    const record = await resolveKey(ctx.redis, keys, id);
+    const record = await resolveKey(ctx.redis, paths, id);
     if (!record || !matchesBySimilarity(record.type)) continue;
     const forms = keyForms(record);
     let best = 0;
@@ -65,12 +65,12 @@ export async function handleKeysRecall(
 ): Promise<KeysRecallReply> {
   const position = await waitForPosition(ctx, request.afterPosition);
   const { principal } = request;
-  const keys = ctx.layout.keys(principal.tenant);
+  const paths = ctx.layout.keys(principal.tenant);
   const matches = await matchingKeys(ctx, principal.tenant, request.query);
   const live = await liveMemoryCount(ctx, principal.tenant);
   const found = new Map<string, KeyMatch>();
   for (const [id, match] of matches) {
-    const record = await resolveKey(ctx.redis, keys, id);
+    const record = await resolveKey(ctx.redis, paths, id);
     if (!record || found.has(record.keyId)) continue;
     const { total } = await visibleLinks(ctx, principal, record.keyId);
     if (total === 0) continue;
@@ -113,18 +113,18 @@ export async function handleKeysRelated(
 ): Promise<KeysRelatedReply> {
   const position = await waitForPosition(ctx, request.afterPosition);
   const { principal } = request;
-  const keys = ctx.layout.keys(principal.tenant);
-  const card: MemoryCard | undefined = await readCard(ctx.redis, keys.card(request.memoryId));
+  const paths = ctx.layout.keys(principal.tenant);
+  const card: MemoryCard | undefined = await readCard(ctx.redis, paths.card(request.memoryId));
   if (!card || !isVisibleTo(card, principal) || !isLive(card)) {
     throw new CairnError("not_found", `no memory ${request.memoryId}`, {
       hint: "find memories with a search",
     });
   }
   const live = await liveMemoryCount(ctx, principal.tenant);
-  const keyIds = (await ctx.redis.smembers(keys.memoryKeys(request.memoryId))).sort();
+  const keyIds = (await ctx.redis.smembers(paths.memoryKeys(request.memoryId))).sort();
   const out: KeysRelatedReply["keys"] = [];
   for (const keyId of keyIds) {
-    const record = await resolveKey(ctx.redis, keys, keyId);
+    const record = await resolveKey(ctx.redis, paths, keyId);
     if (!record) continue;
     const { links, total } = await visibleLinks(ctx, principal, record.keyId);
     const others = links.filter((l) => l.card.id !== request.memoryId).slice(0, request.perKey);

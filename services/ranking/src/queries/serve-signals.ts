@@ -11,8 +11,8 @@ export async function handleSignals(
   request: z.infer<typeof SignalsRequestSchema>,
 ): Promise<SignalsReply> {
   const position = await waitForPosition(ctx, request.afterPosition);
-  const keys = ctx.layout.signals(request.principal.tenant);
-  const cards = await Promise.all(request.ids.map((id) => readCard(ctx.redis, keys.card(id))));
+  const paths = ctx.layout.signals(request.principal.tenant);
+  const cards = await Promise.all(request.ids.map((id) => readCard(ctx.redis, paths.card(id))));
   const visible = cards.filter((c) => c !== undefined && isVisibleTo(c, request.principal));
   const signals = await loadSignals(
     ctx,

@@ -2,8 +2,8 @@
 // projection runtime's Redis generations): `<prefix>signals:` and `<prefix>keys:`, and inside
 // a generation `…g<n>:<tenant>:…` per tenant.
 
-export type SignalKeys = ReturnType<ReturnType<typeof signalsLayout>>;
-export type KeyGraphKeys = ReturnType<ReturnType<typeof keysLayout>>;
+export type SignalPaths = ReturnType<ReturnType<typeof signalsLayout>>;
+export type KeyGraphPaths = ReturnType<ReturnType<typeof keysLayout>>;
 
 /** The generations' base key of each ranking read model. */
 export function rankingBases(prefix: string) {

@@ -3,10 +3,10 @@
 // This builds the runtime's projection from a store: the fold, the refusals, and the repair of
 // documents from the log (re-folding a stream up to the generation's checkpoint) are here, once.
 import {
-  type ContentKeyring,
   type DecodedEvent,
   type MemoryDocument,
   type ProjectionName,
+  type SealRing,
   type StoredEvent,
   streamIdFor,
 } from "@cairn/contracts";
@@ -62,11 +62,11 @@ export type DocumentProjectionOptions = {
   name: ProjectionName;
   store: DocumentStore;
   log: Pick<EventStore, "readStreams">;
-  keyring: ContentKeyring;
+  sealRing: SealRing;
 };
 
 export function createDocumentProjection(options: DocumentProjectionOptions): DocumentProjection {
-  const { store, log, keyring } = options;
+  const { store, log, sealRing } = options;
 
   async function reprojectOnce(
     ids: readonly string[],
@@ -95,7 +95,7 @@ export function createDocumentProjection(options: DocumentProjectionOptions): Do
     }
     if (stored.length === 0) return { outcome: "ok", reply };
     stored.sort((a, b) => a.position - b.position);
-    const { events, letters } = await prepareBatch(projection, stored, keyring);
+    const { events, letters } = await prepareBatch(projection, stored, sealRing);
     if (letters[0]) throw new Error(letters[0].error);
     const fold = foldMemoryDocuments(events, held);
     if (fold.refused[0]) throw new Error(fold.refused[0].error);

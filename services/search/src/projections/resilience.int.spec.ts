@@ -56,7 +56,7 @@ describe("projection delivery", () => {
     const { id, event } = await search.log.record({ content: "Compare and set." });
     await search.settle();
     const { lexical, vector } = inspect.models;
-    const [decoded] = await prepareBatch(lexical, [event], inspect.models.keyring).then((b) => b.events);
+    const [decoded] = await prepareBatch(lexical, [event], inspect.models.sealRing).then((b) => b.events);
     for (const projection of [lexical, vector]) {
       const generation = (await projection.generations.active()) as number;
       const replayed = await projection.apply({

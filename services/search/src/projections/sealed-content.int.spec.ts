@@ -3,7 +3,7 @@
 // text of the memory, live or after a rebuild.
 import { randomUUID } from "node:crypto";
 import { type MemoryDocument, sealMemoryFields } from "@cairn/contracts";
-import { createMemoryKeyStore } from "@cairn/event-store";
+import { createMemorySealStore } from "@cairn/event-store";
 import { rebuildFromHost } from "@cairn/projection-runtime";
 import { describe, expect } from "vitest";
 import { projectionHostOf } from "../open-read-models.ts";
@@ -38,9 +38,9 @@ describe("sealed memory text", () => {
     search,
     inspect,
   }) => {
-    const keys = createMemoryKeyStore(search.pool);
+    const keys = createMemorySealStore(search.pool);
     const id = randomUUID();
-    const key = (await keys.ensureKeys("acme", [id])).get(id) as Uint8Array;
+    const key = (await keys.ensureSeals("acme", [id])).get(id) as Uint8Array;
     const sealed = sealMemoryFields(
       {
         content,
@@ -59,7 +59,7 @@ describe("sealed memory text", () => {
     const hits = await search.candidates({ principal: boss, query: secret, mode: "lexical" });
     expect(hits.candidates.map((c) => c.id)).toEqual([id]);
 
-    // Purge: the memory is deleted, its key destroyed, `memory.purged` recorded.
+    // Purge: the memory is deleted, its seal destroyed, `memory.purged` recorded.
     await search.log.change(id, "memory.deleted", { reason: null });
     await keys.shred([id]);
     await search.log.change(id, "memory.purged", { reason: "retention", runId: null });

@@ -1,13 +1,13 @@
 // Memory documents folded straight from log events (decoded, sealed text opened): what reads
 // as of a past point and a memory's history are made of. The same fold as the read models'.
-import type { ContentKeyring, DecodedEvent, MemoryDocument, StoredEvent } from "@cairn/contracts";
+import type { DecodedEvent, MemoryDocument, SealRing, StoredEvent } from "@cairn/contracts";
 import type { EventStore } from "@cairn/event-store";
 import { prepareBatch } from "@cairn/projection-runtime";
 import { foldMemoryDocuments, searchHandles } from "../projections/fold-memory-documents.ts";
 
 export type LogSources = {
   log: Pick<EventStore, "readStream" | "readStreams" | "positionAt" | "lastPosition" | "readTenantMemories">;
-  keyring: ContentKeyring;
+  sealRing: SealRing;
 };
 
 const reader = { name: "search.lexical" as const, handles: searchHandles, readsText: true };
@@ -17,7 +17,7 @@ export async function openEvents(
   sources: LogSources,
   stored: readonly StoredEvent[],
 ): Promise<DecodedEvent[]> {
-  return (await prepareBatch(reader, stored, sources.keyring)).events;
+  return (await prepareBatch(reader, stored, sources.sealRing)).events;
 }
 
 /** The documents these events fold to (each stream from its first event). */

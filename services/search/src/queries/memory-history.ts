@@ -1,6 +1,6 @@
 // `cairn.search.history`: every version of a memory, folded from its stream in the log: when,
 // by whom, which event, what it changed, and the title and content of that version (none once
-// the memory is purged: its content key is gone, and with it every version's text).
+// the memory is purged: its seal is gone, and with it every version's text).
 import {
   CairnError,
   type HistoryReply,

@@ -31,7 +31,7 @@ import {
   snapshotRedisPrefix,
 } from "@cairn/projection-runtime";
 import type { Redis } from "ioredis";
-import { type KeyGraphKeys, keysLayout } from "../../store/redis-layout.ts";
+import { type KeyGraphPaths, keysLayout } from "../../store/redis-layout.ts";
 import { labelSimilarity, normalizeLabel, similarityForms, trigrams } from "../../text/analyze-text.ts";
 import { evolveMemoryCard, isLive, type MemoryCard } from "../memory-card/memory-card.ts";
 import { repairCards } from "../repair-cards.ts";
@@ -57,11 +57,15 @@ export type KeysProjectionSettings = {
   readStream: (streamId: string) => Promise<DecodedEvent[]>;
 };
 
-type TenantKeys = KeyGraphKeys;
-type Io = { redis: Redis; writes: RedisWrites; keys: TenantKeys };
+type TenantPaths = KeyGraphPaths;
+type Io = { redis: Redis; writes: RedisWrites; paths: TenantPaths };
 
-export async function readKey(redis: Redis, keys: TenantKeys, keyId: string): Promise<KeyRecord | undefined> {
-  const h = await redis.hgetall(keys.key(keyId));
+export async function readKey(
+  redis: Redis,
+  paths: TenantPaths,
+  keyId: string,
+): Promise<KeyRecord | undefined> {
+  const h = await redis.hgetall(paths.key(keyId));
   if (!h.label) return undefined;
   return {
     keyId,
@@ -76,17 +80,17 @@ export async function readKey(redis: Redis, keys: TenantKeys, keyId: string): Pr
 /** Follows merges to the key that stands for `keyId` now. */
 export async function resolveKey(
   redis: Redis,
-  keys: TenantKeys,
+  paths: TenantPaths,
   keyId: string,
 ): Promise<KeyRecord | undefined> {
-  let record = await readKey(redis, keys, keyId);
+  let record = await readKey(redis, paths, keyId);
   for (let hops = 0; record?.mergedInto && hops < 16; hops += 1)
-    record = await readKey(redis, keys, record.mergedInto);
+    record = await readKey(redis, paths, record.mergedInto);
   return record;
 }
 
-function writeKey(writes: RedisWrites, keys: TenantKeys, record: KeyRecord) {
-  writes.hset(keys.key(record.keyId), {
+function writeKey(writes: RedisWrites, paths: TenantPaths, record: KeyRecord) {
+  writes.hset(paths.key(record.keyId), {
     label: record.label,
     norm: record.norm,
     type: record.type,
@@ -103,25 +107,25 @@ export function keyForms(record: Pick<KeyRecord, "label" | "aliases">): string[]
   return [...new Set([record.label, ...record.aliases].flatMap(similarityForms))];
 }
 
-function indexTrigrams(writes: RedisWrites, keys: TenantKeys, keyId: string, label: string) {
+function indexTrigrams(writes: RedisWrites, paths: TenantPaths, keyId: string, label: string) {
   for (const form of similarityForms(label))
-    for (const g of trigrams(form)) writes.sadd(keys.trigram(g), keyId);
+    for (const g of trigrams(form)) writes.sadd(paths.trigram(g), keyId);
 }
 
 async function findNearConcept(
   io: Io,
-  keys: TenantKeys,
+  paths: TenantPaths,
   label: string,
   threshold: number,
 ): Promise<KeyRecord | undefined> {
   const forms = similarityForms(label);
   const grams = new Set(forms.flatMap((f) => [...trigrams(f)]));
   const candidates = new Set<string>();
-  const members = await Promise.all([...grams].map((g) => io.redis.smembers(keys.trigram(g))));
+  const members = await Promise.all([...grams].map((g) => io.redis.smembers(paths.trigram(g))));
   for (const list of members) for (const id of list) candidates.add(id);
   let best: { record: KeyRecord; similarity: number } | undefined;
   for (const id of [...candidates].sort()) {
-    const record = await resolveKey(io.redis, keys, id);
+    const record = await resolveKey(io.redis, paths, id);
     if (!record || !matchesBySimilarity(record.type)) continue;
     const similarity = labelSimilarity(forms, keyForms(record));
     if (similarity >= threshold && (!best || similarity > best.similarity)) best = { record, similarity };
@@ -132,7 +136,7 @@ async function findNearConcept(
 /** The key a label is filed under: known label, near concept (merged as an alias), or a new key. */
 async function keyForLabel(
   io: Io,
-  keys: TenantKeys,
+  paths: TenantPaths,
   tenant: string,
   label: KeyLabel,
   pending: Pending,
@@ -142,20 +146,20 @@ async function keyForLabel(
     if (record.norm === label.norm || record.aliases.some((a) => normalizeLabel(a) === label.norm))
       return record;
   }
-  const knownId = await io.redis.hget(keys.labels, label.norm);
+  const knownId = await io.redis.hget(paths.labels, label.norm);
   if (knownId) {
-    const record = await resolveKey(io.redis, keys, knownId);
+    const record = await resolveKey(io.redis, paths, knownId);
     if (record) return pending.get(record.keyId) ?? record;
   }
   if (matchesBySimilarity(label.type)) {
-    const near = await findNearConcept(io, keys, label.label, settings.mergeSimilarity);
+    const near = await findNearConcept(io, paths, label.label, settings.mergeSimilarity);
     if (near) {
       const record = pending.get(near.keyId) ?? { ...near };
       if (!record.aliases.includes(label.label)) record.aliases = [...record.aliases, label.label];
       pending.set(record.keyId, record);
-      writeKey(io.writes, keys, record);
-      io.writes.hset(keys.labels, label.norm, record.keyId);
-      indexTrigrams(io.writes, keys, record.keyId, label.label);
+      writeKey(io.writes, paths, record);
+      io.writes.hset(paths.labels, label.norm, record.keyId);
+      indexTrigrams(io.writes, paths, record.keyId, label.label);
       return record;
     }
   }
@@ -168,31 +172,31 @@ async function keyForLabel(
     mergedInto: null,
   };
   pending.set(record.keyId, record);
-  writeKey(io.writes, keys, record);
-  io.writes.hset(keys.labels, label.norm, record.keyId);
-  io.writes.sadd(keys.all, record.keyId);
+  writeKey(io.writes, paths, record);
+  io.writes.hset(paths.labels, label.norm, record.keyId);
+  io.writes.sadd(paths.all, record.keyId);
   if (matchesBySimilarity(record.type))
-    for (const g of trigrams(record.norm)) io.writes.sadd(keys.trigram(g), record.keyId);
+    for (const g of trigrams(record.norm)) io.writes.sadd(paths.trigram(g), record.keyId);
   return record;
 }
 
 /** Removes a key and every way to find it (labels, aliases, trigrams). */
-async function dropKey(io: Io, keys: TenantKeys, keyId: string) {
-  const record = await readKey(io.redis, keys, keyId);
+async function dropKey(io: Io, paths: TenantPaths, keyId: string) {
+  const record = await readKey(io.redis, paths, keyId);
   if (!record) return;
   for (const form of [record.label, ...record.aliases]) {
     const norm = normalizeLabel(form);
-    if ((await io.redis.hget(keys.labels, norm)) === keyId) io.writes.hdel(keys.labels, norm);
+    if ((await io.redis.hget(paths.labels, norm)) === keyId) io.writes.hdel(paths.labels, norm);
     for (const f of similarityForms(form))
-      for (const g of trigrams(f)) io.writes.srem(keys.trigram(g), keyId);
+      for (const g of trigrams(f)) io.writes.srem(paths.trigram(g), keyId);
   }
-  io.writes.srem(keys.all, keyId);
-  io.writes.del(keys.key(keyId), keys.links(keyId));
+  io.writes.srem(paths.all, keyId);
+  io.writes.del(paths.key(keyId), paths.links(keyId));
 }
 
 async function applyMemoryEvent(event: MemoryEvent, io: Io, settings: KeysProjectionSettings) {
   const memoryId = memoryIdOfStream(event.streamId) as string;
-  const before = await readCard(io.redis, io.keys.card(memoryId));
+  const before = await readCard(io.redis, io.paths.card(memoryId));
   const after = evolveMemoryCard(before, event);
   await applyCardChange(io, settings, before, after, event.type === "memory.purged");
 }
@@ -205,22 +209,22 @@ async function applyCardChange(
   after: MemoryCard,
   erasing: boolean,
 ) {
-  const { keys } = io;
-  io.writes.set(keys.card(after.id), JSON.stringify(after));
-  if (isLive(before) !== isLive(after)) io.writes.incrby(keys.liveCount, isLive(after) ? 1 : -1);
+  const { paths } = io;
+  io.writes.set(paths.card(after.id), JSON.stringify(after));
+  if (isLive(before) !== isLive(after)) io.writes.incrby(paths.liveCount, isLive(after) ? 1 : -1);
   if (
     before &&
     JSON.stringify(before.keys) === JSON.stringify(after.keys) &&
     JSON.stringify(before.entities) === JSON.stringify(after.entities)
   )
     return;
-  await relink(io, keys, after.tenant, after, settings, erasing);
+  await relink(io, paths, after.tenant, after, settings, erasing);
 }
 
 /** Files the memory under exactly the keys of its current labels (links it had keep their weight). */
 async function relink(
   io: Io,
-  keys: TenantKeys,
+  paths: TenantPaths,
   tenant: string,
   card: MemoryCard,
   settings: KeysProjectionSettings,
@@ -229,79 +233,79 @@ async function relink(
   const pending: Pending = new Map();
   const wanted = new Set<string>();
   for (const label of keyLabelsOf(card.keys, card.entities)) {
-    const record = await keyForLabel(io, keys, tenant, label, pending, settings);
+    const record = await keyForLabel(io, paths, tenant, label, pending, settings);
     wanted.add(record.keyId);
   }
-  const current = await io.redis.smembers(keys.memoryKeys(card.id));
+  const current = await io.redis.smembers(paths.memoryKeys(card.id));
   for (const keyId of current) {
     if (wanted.has(keyId)) continue;
-    io.writes.zrem(keys.links(keyId), card.id);
-    io.writes.srem(keys.memoryKeys(card.id), keyId);
+    io.writes.zrem(paths.links(keyId), card.id);
+    io.writes.srem(paths.memoryKeys(card.id), keyId);
     // An erased memory's entity was its text: a key that only it was filed under goes too.
-    if (erasing && (await io.redis.zcard(keys.links(keyId))) <= 1) await dropKey(io, keys, keyId);
+    if (erasing && (await io.redis.zcard(paths.links(keyId))) <= 1) await dropKey(io, paths, keyId);
   }
   for (const keyId of wanted) {
-    io.writes.zadd(keys.links(keyId), "NX", linkWeight.initial, card.id);
-    io.writes.sadd(keys.memoryKeys(card.id), keyId);
+    io.writes.zadd(paths.links(keyId), "NX", linkWeight.initial, card.id);
+    io.writes.sadd(paths.memoryKeys(card.id), keyId);
   }
 }
 
 async function applyKeyMerged(event: DecodedEventOf<"key.merged">, io: Io) {
   const { data } = event;
-  const { keys } = io;
-  const from = await readKey(io.redis, keys, data.keyId);
-  const into = await resolveKey(io.redis, keys, data.intoKeyId);
+  const { paths } = io;
+  const from = await readKey(io.redis, paths, data.keyId);
+  const into = await resolveKey(io.redis, paths, data.intoKeyId);
   if (!from || from.mergedInto || !into || into.keyId === from.keyId) return;
   const aliases = [...new Set([...into.aliases, from.label, ...from.aliases, data.alias])].filter(
     (a) => normalizeLabel(a) !== into.norm,
   );
-  writeKey(io.writes, keys, { ...into, aliases });
-  writeKey(io.writes, keys, { ...from, mergedInto: into.keyId });
-  io.writes.srem(keys.all, from.keyId);
+  writeKey(io.writes, paths, { ...into, aliases });
+  writeKey(io.writes, paths, { ...from, mergedInto: into.keyId });
+  io.writes.srem(paths.all, from.keyId);
   for (const form of [from.label, ...from.aliases, data.alias])
-    io.writes.hset(keys.labels, normalizeLabel(form), into.keyId);
-  const links = await io.redis.zrange(keys.links(from.keyId), 0, -1, "WITHSCORES");
+    io.writes.hset(paths.labels, normalizeLabel(form), into.keyId);
+  const links = await io.redis.zrange(paths.links(from.keyId), 0, -1, "WITHSCORES");
   for (let i = 0; i + 1 < links.length; i += 2) {
     const memoryId = links[i] as string;
     // The stronger of the two links survives the merge.
-    io.writes.zadd(keys.links(into.keyId), "GT", Number(links[i + 1]), memoryId);
-    io.writes.srem(keys.memoryKeys(memoryId), from.keyId);
-    io.writes.sadd(keys.memoryKeys(memoryId), into.keyId);
+    io.writes.zadd(paths.links(into.keyId), "GT", Number(links[i + 1]), memoryId);
+    io.writes.srem(paths.memoryKeys(memoryId), from.keyId);
+    io.writes.sadd(paths.memoryKeys(memoryId), into.keyId);
   }
-  io.writes.del(keys.links(from.keyId));
+  io.writes.del(paths.links(from.keyId));
 }
 
 async function applyKeyLinked(event: DecodedEventOf<"key.linked">, io: Io, settings: KeysProjectionSettings) {
   const { data } = event;
-  const { keys } = io;
-  let record = await resolveKey(io.redis, keys, data.keyId);
+  const { paths } = io;
+  let record = await resolveKey(io.redis, paths, data.keyId);
   if (!record) {
     const pending: Pending = new Map();
     const label = { label: data.label.trim(), norm: normalizeLabel(data.label), type: data.type };
     if (!label.norm) return;
-    record = await keyForLabel(io, keys, event.meta.tenant, label, pending, settings);
+    record = await keyForLabel(io, paths, event.meta.tenant, label, pending, settings);
     if (record.keyId !== data.keyId) {
       // Ingest's id for a label this read model files under another key: make it resolve there.
-      writeKey(io.writes, keys, { ...record, keyId: data.keyId, aliases: [], mergedInto: record.keyId });
+      writeKey(io.writes, paths, { ...record, keyId: data.keyId, aliases: [], mergedInto: record.keyId });
     }
   }
-  io.writes.zadd(keys.links(record.keyId), "NX", linkWeight.initial, data.memoryId);
-  io.writes.sadd(keys.memoryKeys(data.memoryId), record.keyId);
+  io.writes.zadd(paths.links(record.keyId), "NX", linkWeight.initial, data.memoryId);
+  io.writes.sadd(paths.memoryKeys(data.memoryId), record.keyId);
 }
 
 /** Hebbian reinforcement: an agent reached these memories through this key. */
 async function applyRecalled(event: DecodedEventOf<"memories.recalled">, io: Io) {
   const { data } = event;
   if (!data.viaKey) return;
-  const { keys } = io;
-  const record = await resolveKey(io.redis, keys, data.viaKey);
+  const { paths } = io;
+  const record = await resolveKey(io.redis, paths, data.viaKey);
   if (!record) return;
   const ids = [...new Set(data.memoryIds)];
-  const weights = await io.redis.zmscore(keys.links(record.keyId), ...ids);
+  const weights = await io.redis.zmscore(paths.links(record.keyId), ...ids);
   ids.forEach((id, i) => {
     const weight = weights[i];
     if (weight === null || weight === undefined) return;
-    io.writes.zadd(keys.links(record.keyId), reinforceLink(Number(weight)), id);
+    io.writes.zadd(paths.links(record.keyId), reinforceLink(Number(weight)), id);
   });
 }
 
@@ -318,7 +322,7 @@ export function keysProjection(settings: KeysProjectionSettings): Projection {
   const io = (generation: number, tenant: string, writes: RedisWrites): Io => ({
     redis,
     writes,
-    keys: keysLayout(generations.prefix(generation))(tenant),
+    paths: keysLayout(generations.prefix(generation))(tenant),
   });
   const applyActivity = (event: DecodedEvent, at: Io) => {
     if (event.type === "key.merged") return applyKeyMerged(event, at);

@@ -24,7 +24,7 @@ import {
   snapshotRedisPrefix,
 } from "@cairn/projection-runtime";
 import type { Redis } from "ioredis";
-import { type SignalKeys, signalsLayout } from "../../store/redis-layout.ts";
+import { type SignalPaths, signalsLayout } from "../../store/redis-layout.ts";
 import { normalizeLabel, topicTerms } from "../../text/analyze-text.ts";
 import { evolveMemoryCard, isLive, type MemoryCard } from "../memory-card/memory-card.ts";
 import { repairCards } from "../repair-cards.ts";
@@ -48,7 +48,7 @@ export type SignalsProjectionSettings = {
   readTenantLog: (tenant: string, position: number, types: readonly EventType[]) => Promise<DecodedEvent[]>;
 };
 
-type Io = { redis: Redis; writes: RedisWrites; keys: SignalKeys };
+type Io = { redis: Redis; writes: RedisWrites; paths: SignalPaths };
 
 const creations = new Set<string>(Object.values(recordedEventType));
 
@@ -105,9 +105,9 @@ export function mergeTenantSettings(
 }
 
 async function applyMemoryEvent(event: MemoryEvent, io: Io, settings: SignalsProjectionSettings) {
-  const { keys } = io;
+  const { paths } = io;
   const id = memoryIdOfStream(event.streamId) as string;
-  const before = await readCard(io.redis, keys.card(id));
+  const before = await readCard(io.redis, paths.card(id));
   const after = evolveMemoryCard(before, event);
   await applyCardChange(
     io,
@@ -133,10 +133,10 @@ export async function applyCardChange(
   written: boolean,
   at: string,
 ): Promise<void> {
-  const { keys } = io;
+  const { paths } = io;
   const id = after.id;
-  io.writes.set(keys.card(id), JSON.stringify(after));
-  if (isLive(before) !== isLive(after)) io.writes.incrby(keys.liveCount, isLive(after) ? 1 : -1);
+  io.writes.set(paths.card(id), JSON.stringify(after));
+  if (isLive(before) !== isLive(after)) io.writes.incrby(paths.liveCount, isLive(after) ? 1 : -1);
 
   // Lexical statistics (document frequency, total length) follow the live memories: what a
   // memory contributed before the event is taken back, what it contributes after is added.
@@ -144,22 +144,22 @@ export async function applyCardChange(
   const termsBefore = new Set(isLive(before) ? before.terms : []);
   const termsAfter = new Set(isLive(after) ? after.terms : []);
   const leaving = [...termsBefore].filter((t) => !termsAfter.has(t));
-  const priorFrequency = leaving.length > 0 ? await io.redis.hmget(keys.documentFrequency, ...leaving) : [];
+  const priorFrequency = leaving.length > 0 ? await io.redis.hmget(paths.documentFrequency, ...leaving) : [];
   const vanishing: string[] = [];
   leaving.forEach((term, i) => {
     if (Number(priorFrequency[i] ?? 0) <= 1) {
-      io.writes.hdel(keys.documentFrequency, term);
+      io.writes.hdel(paths.documentFrequency, term);
       vanishing.push(term);
-    } else io.writes.hincrby(keys.documentFrequency, term, -1);
+    } else io.writes.hincrby(paths.documentFrequency, term, -1);
   });
   for (const term of termsAfter)
-    if (!termsBefore.has(term)) io.writes.hincrby(keys.documentFrequency, term, 1);
+    if (!termsBefore.has(term)) io.writes.hincrby(paths.documentFrequency, term, 1);
   const lengthChange = (isLive(after) ? after.length : 0) - (isLive(before) ? before.length : 0);
-  if (lengthChange !== 0) io.writes.incrby(keys.totalLength, lengthChange);
+  if (lengthChange !== 0) io.writes.incrby(paths.totalLength, lengthChange);
   if (purged && vanishing.length > 0) {
     // Words only the erased memory had do not stay behind in the term signals either.
-    io.writes.zrem(keys.attention, ...vanishing);
-    io.writes.zrem(keys.hot, ...vanishing);
+    io.writes.zrem(paths.attention, ...vanishing);
+    io.writes.zrem(paths.hot, ...vanishing);
   }
 
   // Co-occurrence, the same way; counts that reach zero are removed, so an entity that no
@@ -167,16 +167,16 @@ export async function applyCardChange(
   const was = entityLabelsOf(before);
   const now = entityLabelsOf(after);
   const gone = [...was.keys()].filter((norm) => !now.has(norm));
-  const priorCounts = gone.length > 0 ? await io.redis.zmscore(keys.entityCounts, ...gone) : [];
+  const priorCounts = gone.length > 0 ? await io.redis.zmscore(paths.entityCounts, ...gone) : [];
   gone.forEach((norm, i) => {
-    io.writes.zincrby(keys.entityCounts, -1, norm);
-    if (Number(priorCounts[i] ?? 0) <= 1) io.writes.hdel(keys.entityLabels, norm);
+    io.writes.zincrby(paths.entityCounts, -1, norm);
+    if (Number(priorCounts[i] ?? 0) <= 1) io.writes.hdel(paths.entityLabels, norm);
   });
   for (const [norm, label] of now) {
-    if (!was.has(norm)) io.writes.zincrby(keys.entityCounts, 1, norm);
-    io.writes.hsetnx(keys.entityLabels, norm, label);
+    if (!was.has(norm)) io.writes.zincrby(paths.entityCounts, 1, norm);
+    io.writes.hsetnx(paths.entityLabels, norm, label);
   }
-  if (gone.length > 0) io.writes.zremrangebyscore(keys.entityCounts, "-inf", 0);
+  if (gone.length > 0) io.writes.zremrangebyscore(paths.entityCounts, "-inf", 0);
   const pairKey = ([a, b]: [string, string]) => `${a}\u0000${b}`;
   const oldPairs = new Set(pairs([...was.keys()].sort()).map(pairKey));
   const newPairs = new Set(pairs([...now.keys()].sort()).map(pairKey));
@@ -184,24 +184,24 @@ export async function applyCardChange(
   for (const p of oldPairs) {
     if (newPairs.has(p)) continue;
     const [a, b] = p.split("\u0000") as [string, string];
-    io.writes.zincrby(keys.cooccurrence(a), -1, b);
-    io.writes.zincrby(keys.cooccurrence(b), -1, a);
+    io.writes.zincrby(paths.cooccurrence(a), -1, b);
+    io.writes.zincrby(paths.cooccurrence(b), -1, a);
     touched.add(a).add(b);
   }
-  for (const norm of touched) io.writes.zremrangebyscore(keys.cooccurrence(norm), "-inf", 0);
+  for (const norm of touched) io.writes.zremrangebyscore(paths.cooccurrence(norm), "-inf", 0);
   for (const p of newPairs) {
     if (oldPairs.has(p)) continue;
     const [a, b] = p.split("\u0000") as [string, string];
-    io.writes.zincrby(keys.cooccurrence(a), 1, b);
-    io.writes.zincrby(keys.cooccurrence(b), 1, a);
+    io.writes.zincrby(paths.cooccurrence(a), 1, b);
+    io.writes.zincrby(paths.cooccurrence(b), 1, a);
   }
 
   // Attention and hot topics count what is written: the terms a record or revision adds.
   const added = writtenTerms(before, after, purged, written);
   if (added.length > 0) {
     const increment = attentionIncrement(after.sentiment);
-    await addHeat(io, keys.hot, added, at, settings.hotHalfLifeDays);
-    for (const term of added) io.writes.zincrby(keys.attention, increment, term);
+    await addHeat(io, paths.hot, added, at, settings.hotHalfLifeDays);
+    for (const term of added) io.writes.zincrby(paths.attention, increment, term);
   }
 }
 
@@ -260,10 +260,10 @@ export function foldTermSignals(
 
 /** Replaces a tenant's attention and hot topics with values folded from its log. */
 function writeTermSignals(io: Io, folded: ReturnType<typeof foldTermSignals>) {
-  io.writes.del(io.keys.attention, io.keys.hot);
+  io.writes.del(io.paths.attention, io.paths.hot);
   for (const [key, values] of [
-    [io.keys.attention, folded.attention],
-    [io.keys.hot, folded.hot],
+    [io.paths.attention, folded.attention],
+    [io.paths.hot, folded.hot],
   ] as const) {
     const entries = [...values];
     for (let i = 0; i < entries.length; i += 500) {
@@ -287,7 +287,7 @@ async function addHeat(io: Io, key: string, terms: string[], at: string, halfLif
 }
 
 async function applyFeedback(event: DecodedEventOf<"feedback.given">, io: Io) {
-  io.writes.hset(io.keys.feedback(event.data.memoryId), event.data.agent, event.data.useful ? 1 : -1);
+  io.writes.hset(io.paths.feedback(event.data.memoryId), event.data.agent, event.data.useful ? 1 : -1);
 }
 
 async function applyRecalled(
@@ -296,33 +296,33 @@ async function applyRecalled(
   settings: SignalsProjectionSettings,
 ) {
   const { data } = event;
-  const { keys } = io;
+  const { paths } = io;
   const ids = [...new Set(data.memoryIds)];
   const at = event.meta.recordedAt;
   for (const id of ids) {
-    io.writes.hincrby(keys.recalls(id), "count", 1);
-    io.writes.hset(keys.recalls(id), "lastAt", at);
+    io.writes.hincrby(paths.recalls(id), "count", 1);
+    io.writes.hset(paths.recalls(id), "lastAt", at);
   }
   // Only a deliberate read deepens a memory; being listed by a search does not.
   if (isDeliberateRead(data)) {
-    const depths = await Promise.all(ids.map((id) => io.redis.hmget(keys.depth(id), "value", "at")));
+    const depths = await Promise.all(ids.map((id) => io.redis.hmget(paths.depth(id), "value", "at")));
     ids.forEach((id, i) => {
       const [value, since] = depths[i] ?? [];
       const state = value != null && since != null ? { value: Number(value), at: since } : undefined;
       const next = reinforceDepth(state, at, settings.depth);
-      io.writes.hset(keys.depth(id), { value: next.value, at: next.at });
-      io.writes.hincrby(keys.recalls(id), "reads", 1);
-      io.writes.hset(keys.recalls(id), "lastReadAt", at);
+      io.writes.hset(paths.depth(id), { value: next.value, at: next.at });
+      io.writes.hincrby(paths.recalls(id), "reads", 1);
+      io.writes.hset(paths.recalls(id), "lastReadAt", at);
     });
   }
   // What agents ask about now is a hot topic too.
   if (data.query)
-    await addHeat(io, keys.hot, [...new Set(topicTerms(data.query))], at, settings.hotHalfLifeDays);
+    await addHeat(io, paths.hot, [...new Set(topicTerms(data.query))], at, settings.hotHalfLifeDays);
 }
 
 async function applySettings(event: DecodedEventOf<"tenant.settings_changed">, io: Io) {
-  const current = await readTenantSettings(io.redis, io.keys.settings);
-  io.writes.set(io.keys.settings, JSON.stringify(mergeTenantSettings(current, event.data)));
+  const current = await readTenantSettings(io.redis, io.paths.settings);
+  io.writes.set(io.paths.settings, JSON.stringify(mergeTenantSettings(current, event.data)));
 }
 
 export const signalsHandles: ReadonlySet<EventType> = new Set<EventType>([
@@ -338,7 +338,7 @@ export function signalsProjection(settings: SignalsProjectionSettings): Projecti
   const io = (generation: number, tenant: string, writes: RedisWrites): Io => ({
     redis,
     writes,
-    keys: signalsLayout(generations.prefix(generation))(tenant),
+    paths: signalsLayout(generations.prefix(generation))(tenant),
   });
   const refoldTermSignals = async (at: Io, tenant: string, position: number) => {
     const events = await settings.readTenantLog(tenant, position, termSignalEventTypes);

@@ -1,7 +1,7 @@
 // `projectToRediSearch`: the lexical read model as a projection. The documents a batch folds
 // to and the tenants' synonym tables are written, with the checkpoint, in one compare-and-set
 // script (sealed memory text arrives opened; a purged memory's stays empty).
-import type { ContentKeyring } from "@cairn/contracts";
+import type { SealRing } from "@cairn/contracts";
 import type { EventStore } from "@cairn/event-store";
 import { snapshotRedisPrefix } from "@cairn/projection-runtime";
 import type { Redis } from "ioredis";
@@ -12,13 +12,13 @@ export function createLexicalProjection(options: {
   store: LexicalStore;
   redis: Redis;
   log: Pick<EventStore, "readStreams">;
-  keyring: ContentKeyring;
+  sealRing: SealRing;
 }): DocumentProjection {
   const { store } = options;
   return createDocumentProjection({
     name: "search.lexical",
     log: options.log,
-    keyring: options.keyring,
+    sealRing: options.sealRing,
     store: {
       generations: store.generations,
       loadDocuments: (g, ids) => store.loadDocuments(g, ids),

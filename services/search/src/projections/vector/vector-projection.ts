@@ -2,7 +2,7 @@
 // are embedded when their text changed (title, aliases and content) and written, with the
 // checkpoint, in one transaction. Sealed memory text arrives opened; a purged memory keeps no
 // text and is embedded from its slot alone.
-import type { ContentKeyring, MemoryDocument } from "@cairn/contracts";
+import type { MemoryDocument, SealRing } from "@cairn/contracts";
 import { CairnError } from "@cairn/contracts";
 import type { EventStore } from "@cairn/event-store";
 import type { PostgresGenerations } from "@cairn/projection-runtime";
@@ -46,8 +46,8 @@ export function createVectorProjection(options: {
   pool: pg.Pool;
   embedder: Embedder;
   log: Pick<EventStore, "readStreams">;
-  /** Opens sealed memory text (the content key store). */
-  keyring: ContentKeyring;
+  /** Opens sealed memory text (the seal store). */
+  sealRing: SealRing;
 }): VectorProjection {
   const { generations, rows, embedder } = options;
   const known = new Map<number, VectorGeneration>();
@@ -80,7 +80,7 @@ export function createVectorProjection(options: {
   const projection = createDocumentProjection({
     name: "search.vector",
     log: options.log,
-    keyring: options.keyring,
+    sealRing: options.sealRing,
     store: {
       generations,
       loadDocuments,
