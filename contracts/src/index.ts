@@ -79,56 +79,60 @@ export { DependencyStateSchema, HealthReplySchema } from "./health.ts";
 export type { AsOf, HistoryReply, HistoryRequest, MemoryVersion } from "./history.ts";
 export { AsOfSchema, HistoryReplySchema, HistoryRequestSchema, MemoryVersionSchema } from "./history.ts";
 export { keyIdFor, normaliseKeyLabel } from "./key-id.ts";
-export type {
-  DoctorFinding,
-  DoctorReport,
-  DoctorRequest,
-  DriftReport,
-  JobSchedule,
-  MaintenanceAction,
-  MaintenanceJob,
-  MaintenanceParams,
-  MaintenanceProgress,
-  MaintenanceRunRecord,
-  MaintenanceSettings,
-  MaintenanceStatusReply,
-  MaintenanceStatusRequest,
-  RunMaintenanceReply,
-  RunMaintenanceRequest,
-} from "./maintenance.ts";
+export type { DoctorFinding, DoctorReport, DoctorRequest, DriftReport } from "./maintenance/doctor.ts";
 export {
-  ConsolidationParamsSchema,
-  DedupParamsSchema,
   DoctorFindingSchema,
   DoctorReportSchema,
   DoctorRequestSchema,
   DriftReportSchema,
+  doctorSeverities,
+} from "./maintenance/doctor.ts";
+export type {
+  JobSchedule,
+  MaintenanceJob,
+  MaintenanceParams,
+  MaintenanceSettings,
+} from "./maintenance/jobs.ts";
+export {
+  ConsolidationParamsSchema,
+  DedupParamsSchema,
   defaultMaintenanceParams,
   defaultMaintenanceSchedules,
-  doctorSeverities,
   ForgettingParamsSchema,
   GcParamsSchema,
   JobScheduleSchema,
-  MaintenanceActionSchema,
   MaintenanceJobSchema,
-  MaintenanceProgressSchema,
-  MaintenanceRunRecordSchema,
   MaintenanceSettingsSchema,
-  MaintenanceStatusReplySchema,
-  MaintenanceStatusRequestSchema,
-  maintenanceActions,
   maintenanceAgent,
   maintenanceJobs,
   maintenanceParamsSchemas,
-  maintenanceProgressSubject,
-  maintenanceSubjects,
-  maxRecordedActions,
   RepairParamsSchema,
-  RunMaintenanceReplySchema,
-  RunMaintenanceRequestSchema,
   SynonymParamsSchema,
   VerificationParamsSchema,
-} from "./maintenance.ts";
+} from "./maintenance/jobs.ts";
+export type {
+  MaintenanceProgress,
+  MaintenanceStatusReply,
+  MaintenanceStatusRequest,
+  RunMaintenanceReply,
+  RunMaintenanceRequest,
+} from "./maintenance/requests.ts";
+export {
+  MaintenanceProgressSchema,
+  MaintenanceStatusReplySchema,
+  MaintenanceStatusRequestSchema,
+  maintenanceProgressSubject,
+  maintenanceSubjects,
+  RunMaintenanceReplySchema,
+  RunMaintenanceRequestSchema,
+} from "./maintenance/requests.ts";
+export type { MaintenanceAction, MaintenanceRunRecord } from "./maintenance/run-record.ts";
+export {
+  MaintenanceActionSchema,
+  MaintenanceRunRecordSchema,
+  maintenanceActions,
+  maxRecordedActions,
+} from "./maintenance/run-record.ts";
 export type { Entity, Kind, MemoryDocument, Scope, Status, Tier } from "./memory.ts";
 export {
   EntitySchema,

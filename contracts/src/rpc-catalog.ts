@@ -17,15 +17,14 @@ import {
 import type { ErrorCode } from "./errors.ts";
 import { HealthReplySchema } from "./health.ts";
 import { HistoryReplySchema, HistoryRequestSchema } from "./history.ts";
+import { DoctorReportSchema, DoctorRequestSchema } from "./maintenance/doctor.ts";
 import {
-  DoctorReportSchema,
-  DoctorRequestSchema,
   MaintenanceStatusReplySchema,
   MaintenanceStatusRequestSchema,
   maintenanceSubjects,
   RunMaintenanceReplySchema,
   RunMaintenanceRequestSchema,
-} from "./maintenance.ts";
+} from "./maintenance/requests.ts";
 import {
   DeadLettersReplySchema,
   DeadLettersRequestSchema,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { RankingWeightsSchema } from "../events/other-events.ts";
-import { MaintenanceSettingsSchema } from "../maintenance.ts";
+import { MaintenanceSettingsSchema } from "../maintenance/jobs.ts";
 import { IdSchema, KindSchema, limits, ScopeSchema, TimestampSchema } from "../memory.ts";
 import { PrincipalSchema } from "../principal.ts";
 

@@ -3,7 +3,7 @@
 // the same two steps as every destructive command (a dry run answers the plan and a token
 // bound to it; the same command with the token executes exactly that plan).
 import { z } from "zod";
-import { MaintenanceRunRecordSchema } from "../maintenance.ts";
+import { MaintenanceRunRecordSchema } from "../maintenance/run-record.ts";
 import { IdSchema, limits } from "../memory.ts";
 import { PrincipalSchema } from "../principal.ts";
 import { MemoryInputSchema } from "./ingest-commands.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MaintenanceRunRecordSchema } from "../maintenance.ts";
+import { MaintenanceRunRecordSchema } from "../maintenance/run-record.ts";
 import { IdSchema } from "../memory.ts";
 
 /**

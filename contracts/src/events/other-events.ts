@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MaintenanceSettingsSchema } from "../maintenance.ts";
+import { MaintenanceSettingsSchema } from "../maintenance/jobs.ts";
 import { IdSchema, TimestampSchema } from "../memory.ts";
 
 export const keyTypes = ["concept", "name", "proper_noun"] as const;
