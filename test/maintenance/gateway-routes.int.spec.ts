@@ -2,13 +2,9 @@
 // back end: admins run jobs and read the doctor in their own tenant; and what a purge erased
 // is in no REST reply (read, search, list, context).
 
+import { type GatewayHarness, startGatewayHarness, teamKeys } from "@cairn/gateway/testing";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
-import {
-  type GatewayHarness,
-  startGatewayHarness,
-  teamKeys,
-} from "../../services/gateway/src/testing/gateway-harness.ts";
 import { type Cairn, dayMs, startCairn } from "./maintenance-harness.ts";
 
 const test = infraTest.extend("stack", async ({ databaseUrl, redis, nats, uniqueName }, { onCleanup }) => {

@@ -7,14 +7,11 @@
 // memory text.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { type FakeEmbeddingsServer, startFakeEmbeddingsServer } from "@cairn/search/testing";
 import { waitFor } from "@cairn/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-  type FakeEmbeddingsServer,
-  startFakeEmbeddingsServer,
-} from "../../services/search/src/testing/fake-embeddings-server.ts";
 import { adminKey, type CairnDeployment, startCairn } from "../e2e/gateway-harness.ts";
 import {
   dashboardExpressions,

@@ -6,20 +6,10 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { PlanResult, Principal, WriteResult } from "@cairn/contracts";
-import { logLevel } from "@cairn/search/testing";
+import { alice, bob, type IngestUnderTest, reviewer, startIngestUnderTest } from "@cairn/ingest/testing";
+import { logLevel, type SearchUnderTest, startSearchUnderTest } from "@cairn/search/testing";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
-import {
-  alice,
-  bob,
-  type IngestUnderTest,
-  reviewer,
-  startIngestUnderTest,
-} from "../../services/ingest/src/testing/ingest-under-test.ts";
-import {
-  type SearchUnderTest,
-  startSearchUnderTest,
-} from "../../services/search/src/testing/search-under-test.ts";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const run = promisify(execFile);

@@ -1,13 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { createDatabasePool, createEventStore, migrateToLatest } from "@cairn/event-store";
 import { infraTest } from "@cairn/testing";
 import { afterEach, describe, expect, vi } from "vitest";
 import { run } from "../../scripts/commands/events.ts";
-// The event store's own module (the test package does not list it as a dependency).
-import {
-  createDatabasePool,
-  createEventStore,
-  migrateToLatest,
-} from "../../services/lib/event-store/src/index.ts";
 
 afterEach(() => {
   vi.restoreAllMocks();
