@@ -1,11 +1,7 @@
 import { z } from "zod";
 
-/**
- * Stable error codes. They cross every boundary (NATS replies, REST problem+json, MCP tool
- * results), so a code is never renamed or reused for another meaning.
- */
-export const errorCodes = [
-  "validation_failed",
+/** The codes a command that writes can be refused with, besides `validation_failed`. */
+export const writeErrorCodes = [
   "unknown_field",
   "too_large",
   "secret_detected",
@@ -17,6 +13,15 @@ export const errorCodes = [
   "precondition_required",
   "token_invalid",
   "forbidden",
+] as const;
+
+/**
+ * Stable error codes. They cross every boundary (NATS replies, REST problem+json, MCP tool
+ * results), so a code is never renamed or reused for another meaning.
+ */
+export const errorCodes = [
+  "validation_failed",
+  ...writeErrorCodes,
   "unauthenticated",
   "rate_limited",
   "timeout",

@@ -64,16 +64,20 @@ export {
 export { maintenanceEventSchemas, memoryErasureEventSchemas } from "./events/maintenance-events.ts";
 export type { MemoryBody } from "./events/memory-events.ts";
 export { MemoryBodySchema, memoryEventSchemas } from "./events/memory-events.ts";
-export type { KeyType, RankingWeights, TenantSettings } from "./events/other-events.ts";
+export type { KeyType, RankingWeights, RetrievalSettings, TenantSettings } from "./events/other-events.ts";
 export {
   activityEventSchemas,
+  defaultRetrievalSettings,
   KeyTypeSchema,
   keyEventSchemas,
   keyTypes,
   RankingWeightsSchema,
+  RetrievalSettingsSchema,
   TenantSettingsSchema,
   tenantEventSchemas,
 } from "./events/other-events.ts";
+export type { SearchExplanation } from "./explanation.ts";
+export { SearchExplanationSchema } from "./explanation.ts";
 export type { DependencyState, HealthReply } from "./health.ts";
 export { DependencyStateSchema, HealthReplySchema } from "./health.ts";
 export type { AsOf, HistoryReply, HistoryRequest, MemoryVersion } from "./history.ts";
@@ -133,10 +137,11 @@ export {
   maintenanceActions,
   maxRecordedActions,
 } from "./maintenance/run-record.ts";
-export type { Entity, Kind, MemoryDocument, Scope, Status, Tier } from "./memory.ts";
+export type { Entity, Episode, Kind, MemoryDocument, Scope, Status, Tier } from "./memory.ts";
 export {
   EntitySchema,
   EntityTypeSchema,
+  EpisodeSchema,
   entityTypes,
   IdSchema,
   KindSchema,
@@ -211,7 +216,6 @@ export {
   RetrieverNameSchema,
   retrievalModes,
   retrieverNames,
-  rrfK,
   SearchFiltersSchema,
   SearchStatusReplySchema,
   SearchStatusRequestSchema,
@@ -253,6 +257,7 @@ export {
   KeysRelatedReplySchema,
   KeysRelatedRequestSchema,
   MemorySignalsSchema,
+  noMemorySignals,
   RankedResultSchema,
   RankingFactorsSchema,
   RerankReplySchema,
@@ -306,5 +311,6 @@ export {
   ReprojectRequestSchema,
   searchRepairSubjects,
 } from "./search-repair.ts";
+export { normaliseSlot } from "./slot.ts";
 export type { BackendServiceName, ServiceName } from "./subjects.ts";
 export { backendServiceNames, healthSubject, queueGroup, serviceNames } from "./subjects.ts";

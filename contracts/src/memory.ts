@@ -12,6 +12,7 @@ export const limits = {
   projectMaxChars: 120,
   sourceMaxChars: 500,
   reasonMaxChars: 1000,
+  episodeMaxChars: 200,
 } as const;
 
 export const tiers = ["memory", "proposal", "handoff"] as const;
@@ -69,11 +70,22 @@ export const TimestampSchema = z.iso.datetime({ offset: true });
 
 export const SlotSchema = z.string().min(1).max(limits.slotMaxChars);
 
-/** The current document of a memory stream, as projections and reads see it. */
-export const MemoryDocumentSchema = z.object({
-  id: IdSchema,
-  tier: TierSchema,
-  status: StatusSchema,
+/**
+ * The conversation, thread or session a memory was written in, and its place there (`order`,
+ * null: its creation time orders it). Memories of one episode keep that context: at recall a
+ * memory's neighbours in its episode share its relevance.
+ */
+export const EpisodeSchema = z.object({
+  id: z.string().min(1).max(limits.episodeMaxChars),
+  order: z.number().int().nullable(),
+});
+export type Episode = z.infer<typeof EpisodeSchema>;
+
+/**
+ * What a memory says and how it is named and labelled, with what ingest derives from its text
+ * (entities, links, sentiment): the fields its events carry and its document holds alike.
+ */
+export const memoryTextFields = {
   slot: SlotSchema,
   kind: KindSchema,
   content: z.string(),
@@ -84,6 +96,14 @@ export const MemoryDocumentSchema = z.object({
   entities: z.array(EntitySchema),
   links: z.array(z.string()),
   sentiment: z.number().min(-1).max(1),
+};
+
+/** The current document of a memory stream, as projections and reads see it. */
+export const MemoryDocumentSchema = z.object({
+  id: IdSchema,
+  tier: TierSchema,
+  status: StatusSchema,
+  ...memoryTextFields,
   scope: ScopeSchema,
   tenant: z.string(),
   agent: z.string(),
@@ -109,5 +129,7 @@ export const MemoryDocumentSchema = z.object({
    * are empty for good (status stays `deleted`). Added later, so optional.
    */
   purgedAt: TimestampSchema.nullable().optional(),
+  /** The episode it was written in (added later, so optional). */
+  episode: EpisodeSchema.nullable().optional(),
 });
 export type MemoryDocument = z.infer<typeof MemoryDocumentSchema>;

@@ -1,19 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { ingestCommandSchemas } from "./commands/ingest-commands.ts";
-import { CairnError } from "./errors.ts";
 import { parseRequest } from "./parse-request.ts";
+import { refusalOf } from "./testing/refusal-of.ts";
 
 const principal = { tenant: "acme", agent: "alice", role: "agent", primary: false };
-
-function refusal(fn: () => unknown): CairnError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof CairnError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
 
 const create = (payload: unknown) =>
   parseRequest("memory.create", ingestCommandSchemas["memory.create"], payload);
@@ -27,12 +17,12 @@ describe("parsing requests", () => {
   });
 
   test("unknown fields, limits and other errors have their own codes and name the field", () => {
-    expect(refusal(() => create({ principal, memory: { slot: "s", content: "c", x: 1 } }))).toMatchObject({
+    expect(refusalOf(() => create({ principal, memory: { slot: "s", content: "c", x: 1 } }))).toMatchObject({
       code: "unknown_field",
       details: { fields: ["memory.x"] },
     });
     expect(
-      refusal(() =>
+      refusalOf(() =>
         update({
           principal,
           id: "6f1c1b2e-8d5f-4a43-9a57-3c1d1e2f3a4b",
@@ -41,7 +31,7 @@ describe("parsing requests", () => {
         }),
       ),
     ).toMatchObject({ code: "too_large", details: { field: "changes.title", maximum: 200 } });
-    const invalid = refusal(() => update({ principal, id: "nope", expectedVersion: 0, changes: {} }));
+    const invalid = refusalOf(() => update({ principal, id: "nope", expectedVersion: 0, changes: {} }));
     expect(invalid.code).toBe("validation_failed");
     expect(invalid.message).toMatch(/id.*expectedVersion/s);
   });

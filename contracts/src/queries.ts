@@ -79,6 +79,11 @@ export const CandidatesRequestSchema = z
      * lexical query only. The tenant's synonym table is applied by search itself.
      */
     expansions: z.array(z.string().max(200)).max(50).default([]),
+    /**
+     * Whether the best candidates pass a share of their relevance to their neighbours in their
+     * episode (the memory just before and after). On by default; off measures a retriever alone.
+     */
+    episodes: z.boolean().default(true),
     /** Read-your-writes: answer once the projections the mode needs have applied this log position. */
     afterPosition: z.number().int().nonnegative().optional(),
     /** How long to wait for `afterPosition` before failing with `timeout` (default: the service's). */
@@ -98,16 +103,26 @@ export type ParsedCandidatesRequest = z.infer<typeof CandidatesRequestSchema>;
 export const RetrieverHitSchema = z.object({ rank: z.number().int().positive(), score: z.number() });
 export type RetrieverHit = z.infer<typeof RetrieverHitSchema>;
 
-/** Reciprocal Rank Fusion constant: `fused = Σ 1 / (rrfK + rank)` over the retrievers that found it. */
-export const rrfK = 60;
-
 export const CandidateSchema = z.object({
   id: IdSchema,
   document: MemoryDocumentSchema,
   lexical: RetrieverHitSchema.nullable(),
   vector: RetrieverHitSchema.nullable(),
-  /** Reciprocal Rank Fusion score (k = 60) over the retrievers that found it. */
+  /**
+   * Fused relevance in [0, 1]: (1 − w)·BM25/best BM25 + w·cosine/best cosine over the
+   * candidates, w the vector weight (the embedder's, or the tenant's).
+   */
   fused: z.number(),
+  /**
+   * The idf-weighted share of the query's terms the memory holds, in [0, 1] (absent when no
+   * text was scored, as in a vector-only search). The relevance floor is set on it.
+   */
+  coverage: z.number().min(0).max(1).optional(),
+  /**
+   * Relevance this memory received from a neighbour in its episode (the turn before or after
+   * one that matched): from which memory, and how much of `fused` it is.
+   */
+  episode: z.object({ from: IdSchema, boost: z.number().nonnegative() }).optional(),
 });
 export type Candidate = z.infer<typeof CandidateSchema>;
 
@@ -125,6 +140,10 @@ export const CandidatesReplySchema = z.object({
   embeddingModel: z.string().nullable(),
   /** Terms the tenant's synonym table added to the lexical query. */
   synonymsApplied: z.array(z.string()),
+  /** The weight the vector part had in `fused` (0 without vectors, 1 without text). */
+  vectorWeight: z.number().min(0).max(1).optional(),
+  /** Candidates left out because they held too little of the query (the relevance floor). */
+  belowFloor: z.number().int().nonnegative().optional(),
   /**
    * Hybrid only: retrievers that could not run (their read model unreachable, or the vector
    * model being rebuilt); the candidates come from the others. A single-mode request fails
@@ -171,6 +190,8 @@ export const GetMemoryReplySchema = z.object({
   links: z.array(LinkRefSchema),
   /** Visible memories whose links point at this one (by id or slot). */
   backlinks: z.array(LinkRefSchema),
+  /** Its neighbours in its episode (visible ones): the memory just before and just after it. */
+  neighbours: z.object({ previous: LinkRefSchema.nullable(), next: LinkRefSchema.nullable() }).optional(),
   /** The log position the lexical projection had applied when the read ran. */
   position: z.number().int().nonnegative(),
 });

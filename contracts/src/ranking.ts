@@ -139,6 +139,19 @@ export const MemorySignalsSchema = z.object({
 });
 export type MemorySignals = z.infer<typeof MemorySignalsSchema>;
 
+/** The signals of a memory nothing has happened to yet (or that no read model knows). */
+export const noMemorySignals: Omit<MemorySignals, "id"> = {
+  useful: 0,
+  notUseful: 0,
+  recalls: 0,
+  lastRecalledAt: null,
+  reads: 0,
+  lastReadAt: null,
+  depth: 0,
+  attention: 0,
+  hotTopic: 0,
+};
+
 export const RankedResultSchema = CandidateSchema.extend({
   score: z.number(),
   factors: RankingFactorsSchema.optional(),

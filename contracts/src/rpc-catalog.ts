@@ -14,7 +14,7 @@ import {
   maintenanceCommandSubject,
   twoStepMaintenanceCommandNames,
 } from "./commands/maintenance-commands.ts";
-import type { ErrorCode } from "./errors.ts";
+import { type ErrorCode, writeErrorCodes } from "./errors.ts";
 import { HealthReplySchema } from "./health.ts";
 import { HistoryReplySchema, HistoryRequestSchema } from "./history.ts";
 import { DoctorReportSchema, DoctorRequestSchema } from "./maintenance/doctor.ts";
@@ -67,20 +67,6 @@ import {
 } from "./search-repair.ts";
 import { type BackendServiceName, healthSubject, type ServiceName } from "./subjects.ts";
 
-const writeErrors = [
-  "unknown_field",
-  "too_large",
-  "secret_detected",
-  "not_found",
-  "version_conflict",
-  "slot_taken",
-  "duplicate_content",
-  "illegal_transition",
-  "precondition_required",
-  "token_invalid",
-  "forbidden",
-] as const satisfies readonly ErrorCode[];
-
 type TwoStep = (typeof twoStepCommandNames)[number] | (typeof twoStepMaintenanceCommandNames)[number];
 /** A two-step command answers its plan (a dry run) or its write; the others their write. */
 type ReplyOf<N> = N extends TwoStep ? typeof IngestReplySchema : typeof WriteResultSchema;
@@ -108,7 +94,7 @@ function commandRpcs<S extends Record<string, z.ZodType>>(
         subject: subject(name),
         request,
         reply: twoStep.has(name) ? IngestReplySchema : WriteResultSchema,
-        errors: writeErrors,
+        errors: writeErrorCodes,
       }),
     ]),
   );

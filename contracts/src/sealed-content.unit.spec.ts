@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import type { EventData, EventType } from "./events/catalog.ts";
 import type { StoredEvent } from "./events/envelope.ts";
 import {
   isSealed,
@@ -12,6 +13,7 @@ import {
   sealMemoryFields,
   sealText,
 } from "./sealed-content.ts";
+import { storedEvent } from "./testing/stored-event.ts";
 
 const body = {
   slot: "team-lead",
@@ -21,25 +23,14 @@ const body = {
   tags: ["people"],
 };
 
-function event(memoryId: string, type: string, data: unknown, position = 1): StoredEvent {
-  return {
-    eventId: randomUUID(),
-    position,
+function event(memoryId: string, type: EventType, data: unknown, position = 1): StoredEvent {
+  // A sealed payload carries the text fields only, not the whole of its type's schema.
+  return storedEvent(type, data as EventData<EventType>, {
     streamId: `memory-${memoryId}`,
-    streamType: "memory",
     version: position,
-    type,
-    schemaVersion: 1,
-    data,
-    meta: {
-      tenant: "acme",
-      actor: "alice",
-      correlationId: "c",
-      causationId: null,
-      traceContext: {},
-      recordedAt: "2026-01-01T00:00:00.000Z",
-    },
-  };
+    position,
+    meta: { recordedAt: "2026-01-01T00:00:00.000Z" },
+  });
 }
 
 describe("sealed memory content", () => {

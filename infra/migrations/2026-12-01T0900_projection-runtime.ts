@@ -28,42 +28,10 @@ export async function up(db: Db): Promise<void> {
     create unique index generations_one_active on cairn_projections.generations (projection)
     where status = 'active'`.execute(db);
 
-  await sql`
-    create table cairn_projections.pauses (
-      projection text primary key,
-      token text not null,
-      until timestamptz not null
-    )`.execute(db);
-
-  await sql`
-    create table cairn_projections.dead_letters (
-      id bigint generated always as identity primary key,
-      projection text not null,
-      generation integer not null,
-      position bigint,
-      event_id uuid,
-      event_type text,
-      stream_id text,
-      tenant text,
-      reason text not null,
-      error text not null,
-      attempts integer not null default 1,
-      raw text,
-      status text not null default 'open' check (status in ('open', 'resolved')),
-      retries integer not null default 0,
-      recorded_at timestamptz not null default now(),
-      retried_at timestamptz,
-      resolved_at timestamptz
-    )`.execute(db);
-  await sql`
-    create unique index dead_letters_once on cairn_projections.dead_letters (projection, generation, event_id)
-    where event_id is not null`.execute(db);
-  await sql`create index dead_letters_open on cairn_projections.dead_letters (projection) where status = 'open'`.execute(
-    db,
-  );
-
   // What the search service kept of its own: the vector generations (their tables stay in
-  // cairn_search), a pause in progress, and its dead letters.
+  // cairn_search) are copied into the shared table; its pauses and dead letters move here as
+  // they are, under the projections' full names, and the dead letters gain what every
+  // projection records (the tenant, attempts, the raw event, and their retries).
   await sql`
     insert into cairn_projections.generations
       (generation, projection, status, builder, checkpoint, meta, prepared, created_at, activated_at)
@@ -75,17 +43,28 @@ export async function up(db: Db): Promise<void> {
     select setval(pg_get_serial_sequence('cairn_projections.generations', 'generation'),
                   greatest(1, (select coalesce(max(generation), 0) from cairn_projections.generations)),
                   (select count(*) > 0 from cairn_projections.generations))`.execute(db);
+  await sql`drop table cairn_search.vector_generations`.execute(db);
+
+  await sql`alter table cairn_search.pauses set schema cairn_projections`.execute(db);
+  await sql`update cairn_projections.pauses set projection = 'search.' || projection`.execute(db);
+
+  await sql`alter table cairn_search.dead_letters set schema cairn_projections`.execute(db);
   await sql`
-    insert into cairn_projections.pauses (projection, token, until)
-    select 'search.' || projection, token, until from cairn_search.pauses`.execute(db);
+    alter table cairn_projections.dead_letters
+      add column tenant text,
+      add column attempts integer not null default 1,
+      add column raw text,
+      add column status text not null default 'open' check (status in ('open', 'resolved')),
+      add column retries integer not null default 0,
+      add column retried_at timestamptz,
+      add column resolved_at timestamptz`.execute(db);
   await sql`
-    insert into cairn_projections.dead_letters
-      (projection, generation, position, event_id, event_type, stream_id, tenant, reason, error, raw, recorded_at)
-    select 'search.' || projection, generation, position, event_id, event_type, stream_id,
-           event -> 'meta' ->> 'tenant', reason, error,
-           case when event ? 'raw' then event ->> 'raw' end, recorded_at
-      from cairn_search.dead_letters`.execute(db);
-  await sql`drop table cairn_search.vector_generations, cairn_search.pauses, cairn_search.dead_letters`.execute(
+    update cairn_projections.dead_letters
+       set projection = 'search.' || projection,
+           tenant = event -> 'meta' ->> 'tenant',
+           raw = case when event ? 'raw' then event ->> 'raw' end`.execute(db);
+  await sql`alter table cairn_projections.dead_letters drop column event`.execute(db);
+  await sql`create index dead_letters_open on cairn_projections.dead_letters (projection) where status = 'open'`.execute(
     db,
   );
 
@@ -111,15 +90,7 @@ export async function up(db: Db): Promise<void> {
     where stream_type = 'memory'`.execute(db);
   await sql`create index cairn_events_recorded_at_idx on cairn_events (recorded_at, position)`.execute(db);
 
-  await sql`
-    do $$
-    begin
-      if not exists (select from pg_roles where rolname = 'cairn_app') then
-        create role cairn_app nologin;
-      end if;
-    exception when duplicate_object or unique_violation then null;
-    end
-    $$`.execute(db);
+  // The role cairn_app exists since the event log's migration.
   await sql`grant usage on schema cairn_projections, cairn_maintenance to cairn_app`.execute(db);
   await sql`
     grant select, insert, update, delete on cairn_projections.generations, cairn_projections.pauses,

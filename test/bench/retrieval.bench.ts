@@ -4,12 +4,19 @@
 //
 // Stores every turn of LoCoMo-format conversations as one memory through the real write
 // path (the ingest RPC), then asks every question of categories 1-4 through the real read
-// path, and prints evidence recall@5/@10/@20, hit@10, MRR and query latency per mode, next
-// to a plain BM25 computed in-process on the same turns:
+// path, and prints evidence recall@5/@10/@20, hit@10, MRR, recall@10 per question category
+// and query latency per mode, next to a plain BM25 computed in-process on the same turns.
+// A turn whose content is already stored (conversations repeat "Bye!" word for word) is
+// counted as the memory that holds it: one memory may stand for several turns.
 //
-//   lexical | vector | hybrid   `search.candidates` in that mode, in candidate order
+//   lexical | vector | hybrid   `search.candidates` in that mode, in candidate order, without
+//                                episode spreading (the retrievers alone)
 //   full                         `ranking.expand` → `search.candidates` (hybrid, with the
-//                                expansion terms) → `ranking.rerank`, as the gateway does
+//                                expansion terms and episodes) → `ranking.rerank`, as the
+//                                gateway does
+//
+// Each turn is stored with its session as its episode and its turn number as its order, as
+// an agent writing down a conversation would.
 //
 // Without --nats it starts its own Postgres, Redis and NATS (@cairn/testing) and the
 // ingest, search and ranking services as processes; with --nats it uses a running
@@ -22,6 +29,7 @@ import {
   type Candidate,
   commandRpc,
   healthRpc,
+  isCairnError,
   type Principal,
   rankingRpcs,
   searchRpcs,
@@ -34,7 +42,13 @@ import { repoRoot, type ServiceProcess, spawnService } from "../helpers/service-
 import { Bm25Index } from "./lib/bm25-baseline.ts";
 import { type LocomoConversation, loadLocomo } from "./lib/locomo.ts";
 import { percentile, progress, type Row, report } from "./lib/report.ts";
-import { type QuestionOutcome, type RetrievalFigures, retrievalFigures } from "./lib/retrieval-metrics.ts";
+import {
+  categoryNames,
+  figuresPerCategory,
+  type QuestionOutcome,
+  type RetrievalFigures,
+  retrievalFigures,
+} from "./lib/retrieval-metrics.ts";
 
 const modes = ["lexical", "vector", "hybrid", "full"] as const;
 type Mode = (typeof modes)[number];
@@ -151,11 +165,19 @@ async function pooled<T>(items: T[], concurrency: number, fn: (item: T, index: n
   );
 }
 
+/** `D3:14` → session 3 of the conversation, turn 14. */
+function episodeOf(conversation: string, diaId: string): { id: string; order: number } {
+  const [session, turn] = diaId.slice(1).split(":");
+  return { id: `${conversation}-session-${session}`, order: Number(turn) };
+}
+
 type Stored = {
   conversation: LocomoConversation;
   principal: Principal;
-  turnOf: Map<string, string>;
+  /** Memory id → the turns it holds (one, or several that say the same). */
+  turnsOf: Map<string, string[]>;
   position: number;
+  repeated: number;
 };
 
 /** Every turn as one memory, through ingest; returns the memory id → turn id map. */
@@ -171,8 +193,10 @@ async function storeConversation(
     .replace(/[^a-z0-9_-]/g, "-")
     .slice(0, 63);
   const principal: Principal = { tenant, agent: "bench", role: "admin", primary: true };
-  const turnOf = new Map<string, string>();
+  const turnsOf = new Map<string, string[]>();
+  const holds = (id: string, turn: string) => turnsOf.set(id, [...(turnsOf.get(id) ?? []), turn]);
   let position = 0;
+  let repeated = 0;
   if (options.factorsOff) {
     const one = {
       halfLifeDays: 60,
@@ -192,27 +216,42 @@ async function storeConversation(
   const started = performance.now();
   let done = 0;
   await pooled(conversation.turns, concurrency, async (turn) => {
-    const result = await call(
-      nc,
-      commandRpc("memory.create"),
-      {
-        principal,
-        memory: {
-          slot: `${conversation.name}-${turn.diaId.replace(":", "-")}`,
-          kind: "episode",
-          content: turn.content,
-          validFrom: turn.at,
-          source: `locomo:${conversation.name}:${turn.diaId}`,
+    try {
+      const result = await call(
+        nc,
+        commandRpc("memory.create"),
+        {
+          principal,
+          memory: {
+            slot: `${conversation.name}-${turn.diaId.replace(":", "-")}`,
+            kind: "episode",
+            content: turn.content,
+            validFrom: turn.at,
+            source: `locomo:${conversation.name}:${turn.diaId}`,
+            // The session the turn was said in, and its place there.
+            episode: episodeOf(conversation.name, turn.diaId),
+          },
         },
-      },
-      { timeoutMs: 30_000 },
-    );
-    turnOf.set(result.id, turn.diaId);
-    position = Math.max(position, result.position);
+        { timeoutMs: 30_000 },
+      );
+      holds(result.id, turn.diaId);
+      position = Math.max(position, result.position);
+    } catch (error) {
+      // The same words were said before: the memory that holds them stands for this turn too.
+      const holder = (
+        isCairnError(error) && error.code === "duplicate_content"
+          ? (error.details as { holderId?: unknown } | undefined)?.holderId
+          : undefined
+      ) as string | undefined;
+      if (!holder) throw error;
+      holds(holder, turn.diaId);
+      repeated += 1;
+    }
     done += 1;
     progress(`store ${conversation.name}`, done, conversation.turns.length, started);
   });
-  return { conversation, principal, turnOf, position };
+  if (repeated > 0) log(`${conversation.name}: ${repeated} turn(s) repeat an earlier one word for word`);
+  return { conversation, principal, turnsOf, position, repeated };
 }
 
 /** Waits until search (both projections) and ranking have applied `position`. */
@@ -259,11 +298,13 @@ async function ask(
   dump: boolean,
 ): Promise<string[]> {
   if (mode !== "full") {
+    // One retriever (or their fusion) alone: no episode spreading, which the full path adds.
     const reply = await call(nc, searchRpcs.candidates, {
       principal,
       query: question,
       mode,
       candidateK,
+      episodes: false,
     });
     return reply.candidates.map((c) => c.id);
   }
@@ -288,7 +329,11 @@ async function ask(
   return ranked;
 }
 
-type ModeResult = { figures: RetrievalFigures; latencies: number[] };
+type ModeResult = {
+  figures: RetrievalFigures;
+  perCategory: Record<string, RetrievalFigures>;
+  latencies: number[];
+};
 
 async function runMode(
   nc: NatsConnection,
@@ -315,11 +360,15 @@ async function runMode(
       options.dump !== undefined,
     );
     latencies.push(performance.now() - t0);
-    outcomes.push({ ranked: ids.map((id) => s.turnOf.get(id) ?? id), evidence: question.evidence });
+    outcomes.push({
+      ranked: ids.map((id) => s.turnsOf.get(id) ?? [id]),
+      evidence: question.evidence,
+      category: question.category,
+    });
     done += 1;
     progress(`query ${mode}`, done, work.length, started);
   }
-  return { figures: retrievalFigures(outcomes), latencies };
+  return { figures: retrievalFigures(outcomes), perCategory: figuresPerCategory(outcomes), latencies };
 }
 
 function runBaseline(conversations: LocomoConversation[], options: Options): ModeResult {
@@ -331,10 +380,10 @@ function runBaseline(conversations: LocomoConversation[], options: Options): Mod
       const t0 = performance.now();
       const ranked = index.search(q.question, 20);
       latencies.push(performance.now() - t0);
-      outcomes.push({ ranked, evidence: q.evidence });
+      outcomes.push({ ranked: ranked.map((id) => [id]), evidence: q.evidence, category: q.category });
     }
   }
-  return { figures: retrievalFigures(outcomes), latencies };
+  return { figures: retrievalFigures(outcomes), perCategory: figuresPerCategory(outcomes), latencies };
 }
 
 function row(name: string, result: ModeResult): Row {
@@ -347,6 +396,9 @@ function row(name: string, result: ModeResult): Row {
     "recall@20": f.recall20,
     "hit@10": f.hit10,
     MRR: f.mrr,
+    ...Object.fromEntries(
+      Object.values(categoryNames).map((name) => [`${name} r@10`, result.perCategory[name]?.recall10 ?? "-"]),
+    ),
     "p50 ms": Number(percentile(result.latencies, 50).toFixed(1)),
     "p99 ms": Number(percentile(result.latencies, 99).toFixed(1)),
   };
@@ -362,9 +414,9 @@ export async function run(args: string[]): Promise<void> {
   const baseline = runBaseline(conversations, options);
   const deployment = options.natsUrl ? await connectDeployment(options.natsUrl) : await startDeployment();
   const results = new Map<Mode, ModeResult>();
+  const stored: Stored[] = [];
   try {
     const runId = randomUUID().slice(0, 8);
-    const stored: Stored[] = [];
     for (const conversation of conversations) {
       stored.push(await storeConversation(deployment.nc, conversation, runId, options));
     }
@@ -374,7 +426,9 @@ export async function run(args: string[]): Promise<void> {
     await deployment.stop();
   }
   if (options.dump) {
-    const turnIds = new Map(conversations.flatMap((c) => c.turns.map((t) => [t.content, t.diaId] as const)));
+    const turnIds = new Map(
+      conversations.flatMap((c) => c.turns.map((t) => [t.content, t.diaId] as const).reverse()),
+    );
     const evidence = new Map(
       conversations.flatMap((c) => c.questions.map((q) => [q.question, q.evidence] as const)),
     );
@@ -397,12 +451,18 @@ export async function run(args: string[]): Promise<void> {
     questions,
     candidateK: options.candidateK,
     factors: options.factorsOff ? "off" : "tenant defaults",
-    baseline: { ...baseline.figures, p50Ms: percentile(baseline.latencies, 50) },
+    repeatedTurns: stored.reduce((n, s) => n + s.repeated, 0),
+    baseline: {
+      ...baseline.figures,
+      perCategory: baseline.perCategory,
+      p50Ms: percentile(baseline.latencies, 50),
+    },
     modes: Object.fromEntries(
       [...results.entries()].map(([mode, r]) => [
         mode,
         {
           ...r.figures,
+          perCategory: r.perCategory,
           p50Ms: percentile(r.latencies, 50),
           p99Ms: percentile(r.latencies, 99),
           recall10VsBaseline: r.figures.recall10 / baseline.figures.recall10,

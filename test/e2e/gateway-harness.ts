@@ -4,17 +4,9 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { migrateToLatest } from "@cairn/event-store";
-import {
-  freePort,
-  type NatsHandle,
-  type PostgresHandle,
-  type RedisHandle,
-  startNats,
-  startPostgres,
-  startRedis,
-  waitFor,
-} from "@cairn/testing";
+import { freePort, waitFor } from "@cairn/testing";
 import { repoRoot, type ServiceProcess, spawnAllServices } from "../helpers/service-processes.ts";
+import { startInfrastructure } from "../helpers/start-infrastructure.ts";
 
 const run = promisify(execFile);
 
@@ -38,17 +30,14 @@ export type CairnDeployment = {
 };
 
 export async function startCairn(extraEnv: Record<string, string> = {}): Promise<CairnDeployment> {
-  let postgres: PostgresHandle | undefined;
-  let redis: RedisHandle | undefined;
-  let nats: NatsHandle | undefined;
-  [postgres, redis, nats] = await Promise.all([startPostgres(), startRedis(), startNats()]);
-  const databaseUrl = postgres.url("postgres");
+  const infrastructure = await startInfrastructure();
+  const databaseUrl = infrastructure.postgres.url("postgres");
   await migrateToLatest(databaseUrl);
   const port = await freePort();
   const env = {
     CAIRN_DATABASE_URL: databaseUrl,
-    CAIRN_REDIS_URL: redis.url,
-    CAIRN_NATS_URL: nats.url,
+    CAIRN_REDIS_URL: infrastructure.redis.url,
+    CAIRN_NATS_URL: infrastructure.nats.url,
     CAIRN_PORT: String(port),
     CAIRN_ADMIN_KEY: adminKey,
     CAIRN_DEFAULT_TENANT: "acme",
@@ -59,8 +48,7 @@ export async function startCairn(extraEnv: Record<string, string> = {}): Promise
   const baseUrl = `http://127.0.0.1:${port}`;
   const stop = async () => {
     await services.stop("SIGTERM");
-    await Promise.all([postgres?.stop(), redis?.stop(), nats?.stop()]);
-    postgres = redis = nats = undefined;
+    await infrastructure.stop();
   };
   try {
     await waitFor(async () => (await fetch(`${baseUrl}/healthz`)).ok, {

@@ -4,12 +4,15 @@
 // themselves while those services do not answer their subjects yet.
 
 import { waitFor } from "@cairn/testing";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../helpers/service-processes.ts";
+import {
+  callTool as call,
+  connectMcpClient,
+  connectStdioMcpClient,
+  restRequest,
+  type ToolResult,
+} from "../helpers/gateway-client.ts";
 import { adminKey, type CairnDeployment, startCairn } from "./gateway-harness.ts";
 
 let cairn: CairnDeployment;
@@ -36,24 +39,19 @@ afterAll(async () => {
 });
 
 async function mcp(name: string, headers: Record<string, string> = {}) {
-  const transport = new StreamableHTTPClientTransport(new URL(`${cairn.baseUrl}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${keys[name] ?? name}`, ...headers } },
+  const { client } = await connectMcpClient(cairn.baseUrl, keys[name] ?? name, {
+    name: `e2e-${name}`,
+    headers,
   });
-  const client = new Client({ name: `e2e-${name}`, version: "1.0.0" });
-  await client.connect(transport);
   clients.push(client);
   return client;
 }
 
-type Result = CallToolResult & { structuredContent: Record<string, unknown> };
-async function call(client: Client, tool: string, args: Record<string, unknown> = {}): Promise<Result> {
-  return (await client.callTool({ name: tool, arguments: args })) as Result;
-}
-const ok = (r: Result) => {
+const ok = (r: ToolResult) => {
   expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
   return r.structuredContent;
 };
-const refused = (r: Result, code: string) => {
+const refused = (r: ToolResult, code: string) => {
   expect(r.isError, JSON.stringify(r.content)).toBe(true);
   expect((r.structuredContent.error as { code: string }).code).toBe(code);
   expect((r.content[0] as { text: string }).text).toContain("hint:");
@@ -64,17 +62,9 @@ function rest(
   method: string,
   path: string,
   body?: unknown,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
 ) {
-  return fetch(`${cairn.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(name ? { Authorization: `Bearer ${keys[name] ?? name}` } : {}),
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  return restRequest(cairn.baseUrl, name ? (keys[name] ?? name) : null, { method, path, body, headers });
 }
 async function json<T = Record<string, unknown>>(res: Response, status: number): Promise<T> {
   const text = await res.text();
@@ -112,18 +102,7 @@ describe("gateway surface", () => {
     const http = await mcp("alice");
     const overHttp = (await http.listTools()).tools.map((t) => t.name).sort();
     expect(overHttp).toHaveLength(27);
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ["scripts/cairn.ts", "mcp"],
-      cwd: repoRoot,
-      env: { ...process.env, CAIRN_API_KEY: keys.alice!, CAIRN_GATEWAY_URL: cairn.baseUrl } as Record<
-        string,
-        string
-      >,
-      stderr: "pipe",
-    });
-    const stdio = new Client({ name: "e2e-stdio", version: "1.0.0" });
-    await stdio.connect(transport);
+    const stdio = await connectStdioMcpClient(cairn.baseUrl, keys.alice!, { name: "e2e-stdio" });
     clients.push(stdio);
     expect((await stdio.listTools()).tools.map((t) => t.name).sort()).toEqual(overHttp);
   });
@@ -398,18 +377,7 @@ describe("MCP tools through the real services", () => {
   });
 
   it("works over stdio too: create, then search", async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ["scripts/cairn.ts", "mcp"],
-      cwd: repoRoot,
-      env: { ...process.env, CAIRN_API_KEY: keys.bob!, CAIRN_GATEWAY_URL: cairn.baseUrl } as Record<
-        string,
-        string
-      >,
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "e2e-stdio-bob", version: "1.0.0" });
-    await client.connect(transport);
+    const client = await connectStdioMcpClient(cairn.baseUrl, keys.bob!, { name: "e2e-stdio-bob" });
     clients.push(client);
     const created = ok(
       await call(client, "memory_create", { slot: "e2e/stdio", content: "Written over stdio by bob." }),

@@ -12,34 +12,29 @@ import {
   teamKeys,
 } from "@cairn/gateway/testing";
 import type { ServiceHandle } from "@cairn/service-runtime";
-import {
-  type NatsHandle,
-  type PostgresHandle,
-  type RedisHandle,
-  startNats,
-  startPostgres,
-  startRedis,
-} from "@cairn/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  callTool as call,
+  connectMcpClient,
+  connectStdioMcpClient,
+  restRequest,
+} from "../helpers/gateway-client.ts";
 import { prepareInfra, startServices, stopServices, testServiceEnv } from "../helpers/in-process-services.ts";
+import { type Infrastructure, startInfrastructure } from "../helpers/start-infrastructure.ts";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
-let postgres: PostgresHandle;
-let redis: RedisHandle;
-let nats: NatsHandle;
+let infrastructure: Infrastructure;
 let gw: GatewayHarness;
 let services: ServiceHandle[] = [];
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  [postgres, redis, nats] = await Promise.all([startPostgres(), startRedis(), startNats()]);
+  infrastructure = await startInfrastructure();
+  const { postgres, redis, nats } = infrastructure;
   await postgres.createDatabase("gateway_int");
   const infra = {
     databaseUrl: postgres.url("gateway_int"),
@@ -56,24 +51,14 @@ afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
   await gw?.close();
   await stopServices(services);
-  await Promise.all([postgres?.stop(), redis?.stop(), nats?.stop()]);
+  await infrastructure?.stop();
 });
 
 async function mcpClient(key: KeyName | string, headers: Record<string, string> = {}) {
   const token = key in teamKeys ? gw.keys[key as KeyName] : key;
-  const transport = new StreamableHTTPClientTransport(new URL(`${gw.baseUrl}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } },
-  });
-  const client = new Client({ name: "gateway-test", version: "1.0.0" });
-  await client.connect(transport);
-  clients.push(client);
-  return { client, transport };
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult & {
-    structuredContent: Record<string, unknown>;
-  };
+  const connected = await connectMcpClient(gw.baseUrl, token, { name: "gateway-test", headers });
+  clients.push(connected.client);
+  return connected;
 }
 
 function rest(
@@ -81,17 +66,9 @@ function rest(
   method: string,
   path: string,
   body?: unknown,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
 ) {
-  return fetch(`${gw.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(key ? { Authorization: `Bearer ${gw.keys[key]}` } : {}),
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  return restRequest(gw.baseUrl, key ? gw.keys[key] : null, { method, path, body, headers });
 }
 
 const expectedTools = [
@@ -343,18 +320,7 @@ describe("MCP in memory", () => {
 
 describe("MCP over stdio (pnpm cairn mcp)", () => {
   it("relays to the gateway with the key from the environment", async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ["scripts/cairn.ts", "mcp"],
-      cwd: repoRoot,
-      env: { ...process.env, CAIRN_API_KEY: gw.keys.alice, CAIRN_GATEWAY_URL: gw.baseUrl } as Record<
-        string,
-        string
-      >,
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "stdio-test", version: "1.0.0" });
-    await client.connect(transport);
+    const client = await connectStdioMcpClient(gw.baseUrl, gw.keys.alice, { name: "stdio-test" });
     clients.push(client);
     const { tools } = await client.listTools();
     expect(tools).toHaveLength(expectedTools.length);
@@ -621,10 +587,10 @@ describe("REST /v1", () => {
 
 describe("rate limits", () => {
   it("answers 429 with Retry-After once a key's burst is spent, per key", async () => {
-    await postgres.createDatabase("gateway_rate");
+    await infrastructure.postgres.createDatabase("gateway_rate");
     const limited = await startGatewayHarness({
-      databaseUrl: postgres.url("gateway_rate"),
-      natsUrl: nats.url,
+      databaseUrl: infrastructure.postgres.url("gateway_rate"),
+      natsUrl: infrastructure.nats.url,
       rateLimit: { perMinute: 6, burst: 3 },
     });
     try {

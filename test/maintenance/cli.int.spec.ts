@@ -45,28 +45,13 @@ describe("pnpm cairn maintenance and doctor", () => {
     const token = /token \(valid until [^)]+\):\n\s+(\S+)/.exec(dry.stdout)?.[1];
     expect(token).toEqual(expect.any(String));
 
-    const applied = await cli(cairn, [
-      "maintenance",
-      "gc",
-      "--tenant",
-      "acme",
-      "--apply",
-      "--token",
-      token as string,
-    ]);
+    const apply = ["maintenance", "gc", "--tenant", "acme", "--apply", "--token", token as string];
+    const applied = await cli(cairn, apply);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toMatch(/^gc \(applied\) for acme: ok/);
     await cairn.settle();
     expect((await cairn.get(m.id)).document.purgedAt).toEqual(expect.any(String));
-    const again = await cli(cairn, [
-      "maintenance",
-      "gc",
-      "--tenant",
-      "acme",
-      "--apply",
-      "--token",
-      token as string,
-    ]);
+    const again = await cli(cairn, apply);
     expect(again.code).toBe(1);
     expect(again.stdout).toContain("error token_invalid");
 

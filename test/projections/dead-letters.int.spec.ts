@@ -11,16 +11,11 @@ import {
   type ProjectionName,
   projectionNames,
   projectionRpcs,
-  projectionService,
 } from "@cairn/contracts";
-import { maintenanceEnvSchema, openMaintenanceProjections } from "@cairn/maintenance";
-import type { Projection, ProjectionHost } from "@cairn/projection-runtime";
-import { openRankingProjections, rankingEnvSchema } from "@cairn/ranking";
-import { openSearchProjections, searchEnvSchema } from "@cairn/search";
-import { parseEnv } from "@cairn/service-runtime";
-import { createLogger } from "@cairn/telemetry";
+import type { Projection } from "@cairn/projection-runtime";
 import { waitFor } from "@cairn/testing";
 import { expect } from "vitest";
+import { forEachProjection, waitForProjectionsAt } from "../helpers/projection-hosts.ts";
 import { type Cairn, cairnTest } from "../maintenance/maintenance-harness.ts";
 
 const poisonSlot = "ops/unstorable";
@@ -69,31 +64,15 @@ const test = cairnTest({
   },
 });
 
-async function openHost(service: string, env: Record<string, string>): Promise<ProjectionHost> {
-  const logger = createLogger("dead-letter-test", "warn");
-  if (service === "search") return openSearchProjections(parseEnv(searchEnvSchema, env), logger);
-  if (service === "ranking") return openRankingProjections(parseEnv(rankingEnvSchema, env), logger);
-  return openMaintenanceProjections(parseEnv(maintenanceEnvSchema, env), logger);
-}
-
 /** Each projection's live generation as text, to look for a memory's id in it. */
 async function liveSnapshots(cairn: Cairn): Promise<Map<ProjectionName, string>> {
   const out = new Map<ProjectionName, string>();
-  const hosts = new Map<string, ProjectionHost>();
-  try {
-    for (const name of projectionNames) {
-      const service = projectionService(name);
-      const host = hosts.get(service) ?? (await openHost(service, cairn.env));
-      hosts.set(service, host);
-      const projection = host.projections.find((p) => p.name === name) as Projection;
-      out.set(
-        name,
-        JSON.stringify(await projection.snapshot((await projection.generations.active()) as number)),
-      );
-    }
-  } finally {
-    for (const host of hosts.values()) await host.close();
-  }
+  await forEachProjection(cairn.env, async (projection, name) => {
+    out.set(
+      name,
+      JSON.stringify(await projection.snapshot((await projection.generations.active()) as number)),
+    );
+  });
   return out;
 }
 
@@ -154,17 +133,10 @@ test("an event no projection can apply is retried with growing backoff, dead-let
   }
 
   // The events after it applied: every read model holds the later memory, none the bad one.
-  const position = await cairn.store.lastCommittedPosition();
-  await waitFor(
-    async () => {
-      for (const service of ["search", "ranking", "maintenance"] as const) {
-        const { projections } = await call(cairn.nc, projectionRpcs(service).status, {});
-        if (projections.some((p) => p.position < position)) return false;
-      }
-      return true;
-    },
-    { timeoutMs: 20_000, description: "every projection past the dead letter" },
-  );
+  await waitForProjectionsAt(cairn.nc, await cairn.store.lastCommittedPosition(), {
+    timeoutMs: 20_000,
+    description: "every projection past the dead letter",
+  });
   for (const [name, text] of await liveSnapshots(cairn)) {
     expect(text.includes(before.id) && text.includes(after.id), name).toBe(true);
     expect(text.includes(poison.id), name).toBe(false);

@@ -4,22 +4,11 @@
 // search's documents and vectors, ranking's signals and its key graph with the Hebbian weights,
 // maintenance's view.
 import { call } from "@cairn/bus";
-import {
-  type KeysRecallReply,
-  type ProjectionName,
-  projectionNames,
-  projectionRpcs,
-  projectionService,
-  rankingRpcs,
-} from "@cairn/contracts";
-import { maintenanceEnvSchema, openMaintenanceProjections } from "@cairn/maintenance";
-import { type ProjectionHost, type ProjectionSnapshot, rebuildFromHost } from "@cairn/projection-runtime";
-import { linkWeight, openRankingProjections, rankingEnvSchema } from "@cairn/ranking";
-import { openSearchProjections, searchEnvSchema } from "@cairn/search";
-import { parseEnv } from "@cairn/service-runtime";
-import { createLogger } from "@cairn/telemetry";
-import { waitFor } from "@cairn/testing";
+import { type KeysRecallReply, type ProjectionName, rankingRpcs } from "@cairn/contracts";
+import { type ProjectionSnapshot, rebuildFromHost } from "@cairn/projection-runtime";
+import { linkWeight } from "@cairn/ranking";
 import { expect } from "vitest";
+import { forEachProjection, waitForProjectionsAt } from "../helpers/projection-hosts.ts";
 import { admin, alice, type Cairn, cairnTest, dayMs } from "../maintenance/maintenance-harness.ts";
 
 const test = cairnTest();
@@ -111,53 +100,29 @@ async function mixedWorkload(cairn: Cairn) {
 /** Waits until every projection of every service has applied the whole log. */
 async function allCaughtUp(cairn: Cairn): Promise<number> {
   const position = await cairn.store.lastCommittedPosition();
-  await waitFor(
-    async () => {
-      for (const service of ["search", "ranking", "maintenance"] as const) {
-        const { projections } = await call(cairn.nc, projectionRpcs(service).status, {});
-        if (projections.some((p) => p.position < position)) return false;
-      }
-      return true;
-    },
-    { timeoutMs: 30_000, description: `every projection at position ${position}` },
-  );
+  await waitForProjectionsAt(cairn.nc, position, {
+    timeoutMs: 30_000,
+    description: `every projection at position ${position}`,
+  });
   return position;
-}
-
-async function openHost(service: string, env: Record<string, string>): Promise<ProjectionHost> {
-  const logger = createLogger("rebuild-test", "warn");
-  if (service === "search") return openSearchProjections(parseEnv(searchEnvSchema, env), logger);
-  if (service === "ranking") return openRankingProjections(parseEnv(rankingEnvSchema, env), logger);
-  return openMaintenanceProjections(parseEnv(maintenanceEnvSchema, env), logger);
 }
 
 test("every read model rebuilt from the log equals the live one", async ({ cairn }) => {
   await mixedWorkload(cairn);
   const position = await allCaughtUp(cairn);
 
-  const hosts = new Map<string, ProjectionHost>();
   const snapshots = new Map<ProjectionName, ProjectionSnapshot>();
-  try {
-    for (const name of projectionNames as readonly ProjectionName[]) {
-      const service = projectionService(name);
-      const host = hosts.get(service) ?? (await openHost(service, cairn.env));
-      hosts.set(service, host);
-      const projection = host.projections.find((p) => p.name === name);
-      if (!projection) throw new Error(`${service} does not open ${name}`);
+  await forEachProjection(cairn.env, async (projection, name, host) => {
+    const liveGeneration = (await projection.generations.active()) as number;
+    const live = await projection.snapshot(liveGeneration);
+    expect(live.length, `${name} holds something`).toBeGreaterThan(0);
 
-      const liveGeneration = (await projection.generations.active()) as number;
-      const live = await projection.snapshot(liveGeneration);
-      expect(live.length, `${name} holds something`).toBeGreaterThan(0);
-
-      const rebuilt = await rebuildFromHost(host, name, { dropDelayMs: 0 });
-      expect(rebuilt, name).toMatchObject({ previous: liveGeneration, position });
-      expect(rebuilt.generation, name).not.toBe(liveGeneration);
-      expect(await projection.snapshot(rebuilt.generation), name).toEqual(live);
-      snapshots.set(name, live);
-    }
-  } finally {
-    for (const host of hosts.values()) await host.close();
-  }
+    const rebuilt = await rebuildFromHost(host, name, { dropDelayMs: 0 });
+    expect(rebuilt, name).toMatchObject({ previous: liveGeneration, position });
+    expect(rebuilt.generation, name).not.toBe(liveGeneration);
+    expect(await projection.snapshot(rebuilt.generation), name).toEqual(live);
+    snapshots.set(name, live);
+  });
 
   // The Hebbian weights were part of it: the traversed links are stronger than a new link.
   const weights = (snapshots.get("ranking.keys") ?? [])

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createDatabasePool, createEventStore, migrateToLatest } from "@cairn/event-store";
+import { testMeta } from "@cairn/memory-model/testing";
 import { infraTest } from "@cairn/testing";
 import { afterEach, describe, expect, vi } from "vitest";
 import { run } from "../../scripts/commands/events.ts";
@@ -14,14 +15,7 @@ describe("pnpm cairn events", () => {
     await migrateToLatest(databaseUrl);
     const pool = createDatabasePool({ connectionString: databaseUrl, max: 1 });
     const store = createEventStore(pool);
-    const meta = {
-      tenant: "acme",
-      actor: "alice",
-      correlationId: "c",
-      causationId: null,
-      traceContext: {},
-      recordedAt: "2026-01-01T00:00:00.000Z",
-    };
+    const meta = testMeta({ recordedAt: "2026-01-01T00:00:00.000Z" });
     for (const streamId of ["memory-a", "memory-b"]) {
       await store.appendToStream({
         streamId,

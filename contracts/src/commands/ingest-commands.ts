@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RankingWeightsSchema } from "../events/other-events.ts";
+import { RankingWeightsSchema, RetrievalSettingsSchema } from "../events/other-events.ts";
 import { MaintenanceSettingsSchema } from "../maintenance/jobs.ts";
 import { IdSchema, KindSchema, limits, ScopeSchema, TimestampSchema } from "../memory.ts";
 import { PrincipalSchema } from "../principal.ts";
@@ -27,6 +27,17 @@ export const MemoryInputSchema = z
     project: text(limits.projectMaxChars).nullable().default(null),
     source: text(limits.sourceMaxChars).nullable().default(null),
     validFrom: TimestampSchema.nullable().default(null),
+    /**
+     * The conversation, thread or session it is written in, and its place there (a turn
+     * number; left out, its creation time orders it).
+     */
+    episode: z
+      .object({
+        id: label(limits.episodeMaxChars),
+        order: z.number().int().min(0).nullable().default(null),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type MemoryInput = z.input<typeof MemoryInputSchema>;
@@ -123,6 +134,8 @@ export const ingestCommandSchemas = {
           rankingWeights: RankingWeightsSchema,
           synonyms: z.array(z.array(label(limits.tagMaxChars)).min(2).max(50)).max(1000),
           maintenance: MaintenanceSettingsSchema,
+          /** Replaces the whole retrieval setting (fields left out take their defaults). */
+          retrieval: RetrievalSettingsSchema,
         })
         .partial()
         .strict(),

@@ -1,30 +1,22 @@
 import { z } from "zod";
 import {
-  EntitySchema,
+  EpisodeSchema,
   IdSchema,
-  KindSchema,
+  memoryTextFields,
   ScopeSchema,
-  SlotSchema,
   TierSchema,
   TimestampSchema,
 } from "../memory.ts";
 
 /** The fields an agent writes plus what ingest derives from them (entities, links, sentiment, hash). */
 export const MemoryBodySchema = z.object({
-  slot: SlotSchema,
-  kind: KindSchema,
-  content: z.string(),
-  title: z.string(),
-  tags: z.array(z.string()),
-  aliases: z.array(z.string()),
-  keys: z.array(z.string()),
-  entities: z.array(EntitySchema),
-  links: z.array(z.string()),
-  sentiment: z.number().min(-1).max(1),
+  ...memoryTextFields,
   contentHash: z.string(),
   project: z.string().nullable(),
   source: z.string().nullable(),
   validFrom: TimestampSchema.nullable(),
+  /** The episode the memory was written in (added later, so optional). */
+  episode: EpisodeSchema.nullable().optional(),
 });
 export type MemoryBody = z.infer<typeof MemoryBodySchema>;
 

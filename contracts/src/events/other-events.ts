@@ -49,6 +49,24 @@ export const RankingWeightsSchema = z.object({
 });
 export type RankingWeights = z.infer<typeof RankingWeightsSchema>;
 
+/**
+ * How search finds and keeps memories for a tenant. `vectorWeight`: the vector part of hybrid
+ * relevance (null: the embedder's own weight, small for the local one). `relevanceFloor`: the
+ * share of a query (idf-weighted, in [0, 1]) a memory must hold to be returned; a memory the
+ * embedder finds very close, or an episode neighbour of a kept one, is kept below it.
+ * `episodeSpread`: the share of a memory's relevance its neighbours in the same episode
+ * receive (0: none).
+ */
+export const RetrievalSettingsSchema = z
+  .object({
+    vectorWeight: z.number().min(0).max(1).nullable().default(null),
+    relevanceFloor: z.number().min(0).max(1).default(0.15),
+    episodeSpread: z.number().min(0).max(1).default(0.5),
+  })
+  .strict();
+export type RetrievalSettings = z.infer<typeof RetrievalSettingsSchema>;
+export const defaultRetrievalSettings: RetrievalSettings = RetrievalSettingsSchema.parse({});
+
 export const TenantSettingsSchema = z.object({
   skipPatterns: z.array(z.string()),
   workflowLock: z.object({ reason: z.string(), expiresAt: TimestampSchema }).nullable(),
@@ -56,6 +74,8 @@ export const TenantSettingsSchema = z.object({
   synonyms: z.array(z.array(z.string()).min(2)),
   /** Per-job schedule and parameters of the maintenance service (added later, so optional). */
   maintenance: MaintenanceSettingsSchema.optional(),
+  /** Retrieval (added later, so optional; absent: `defaultRetrievalSettings`). */
+  retrieval: RetrievalSettingsSchema.optional(),
 });
 export type TenantSettings = z.infer<typeof TenantSettingsSchema>;
 

@@ -2,19 +2,15 @@
 // group by `POST /v1/memories`, not by URL), the caller's tenant and agent on it, and the
 // request rate, errors and latency per route in `cairn_http_requests_total` and
 // `cairn_http_request_duration_seconds`. It also serves the process's `/metrics`.
-import { createSecondsHistogram, getMeter, type Metrics, setHttpRoute, trace } from "@cairn/telemetry";
+import { type Metrics, setHttpRoute, trace } from "@cairn/telemetry";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { callMetrics } from "./gateway-metrics.ts";
 import type { CallerLookup } from "./rest/register-routes.ts";
 import { defineRoute, type RouteSpec } from "./rest/route-spec.ts";
 
-const meter = getMeter("@cairn/gateway");
-const requests = meter.createCounter("cairn_http_requests", {
-  description: "HTTP requests answered by the gateway, by method, route and status",
-});
-const duration = createSecondsHistogram(
-  meter,
-  "cairn_http_request_duration_seconds",
-  "HTTP request latency at the gateway, by method, route and status",
+const { calls: requests, duration } = callMetrics(
+  ["cairn_http_requests", "HTTP requests answered by the gateway, by method, route and status"],
+  ["cairn_http_request_duration_seconds", "HTTP request latency at the gateway, by method, route and status"],
 );
 
 /** The route template a request matched; `unmatched` for a 404 (never the raw URL). */

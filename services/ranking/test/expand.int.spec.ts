@@ -2,20 +2,10 @@
 // and skip rules from tenant settings.
 import { randomUUID } from "node:crypto";
 import { rankingRpcs } from "@cairn/contracts";
-import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
-import { recorded, startHarness } from "./ranking-harness.ts";
+import { rankingTest, recorded } from "./ranking-harness.ts";
 
-const test = infraTest.extend("ranking", async ({ databaseUrl, nats, redis, uniqueName }, { onCleanup }) => {
-  const harness = await startHarness({
-    databaseUrl,
-    natsUrl: nats.url,
-    redisUrl: redis.url,
-    name: uniqueName,
-  });
-  onCleanup(() => harness.stop());
-  return harness;
-});
+const test = rankingTest();
 
 describe("ranking.expand", () => {
   test("adds entities that co-occur with the query's entities, and synonyms", async ({ ranking: h }) => {

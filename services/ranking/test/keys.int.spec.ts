@@ -2,21 +2,10 @@
 // pagination, Hebbian reinforcement, one hop, and visibility.
 import { randomUUID } from "node:crypto";
 import { type KeysReadReply, keyIdFor, rankingRpcs } from "@cairn/contracts";
-import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
-import { recorded, startHarness } from "./ranking-harness.ts";
+import { rankingTest, recorded } from "./ranking-harness.ts";
 
-const test = infraTest.extend("ranking", async ({ databaseUrl, nats, redis, uniqueName }, { onCleanup }) => {
-  const harness = await startHarness({
-    databaseUrl,
-    natsUrl: nats.url,
-    redisUrl: redis.url,
-    name: uniqueName,
-    env: { CAIRN_RANKING_HUB_MIN_LINKS: "5" },
-  });
-  onCleanup(() => harness.stop());
-  return harness;
-});
+const test = rankingTest({ CAIRN_RANKING_HUB_MIN_LINKS: "5" });
 
 describe("key graph", () => {
   test("files memories under the agent's keys and extracted entities, and recalls them", async ({

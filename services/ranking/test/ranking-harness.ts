@@ -11,8 +11,10 @@ import {
   streamTypeOf,
 } from "@cairn/contracts";
 import { createDatabasePool, migrateToLatest } from "@cairn/event-store";
+import { memoryDocument, memoryRecord } from "@cairn/memory-model/testing";
 import { createTestLog } from "@cairn/projection-runtime/testing";
 import { type ServiceHandle, startService } from "@cairn/service-runtime";
+import { infraTest } from "@cairn/testing";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Redis } from "ioredis";
@@ -96,6 +98,21 @@ export async function startHarness(options: {
   };
 }
 
+/** `infraTest` with a `ranking` fixture: the service started for the test, with `env` over its defaults. */
+export function rankingTest(env?: Record<string, string>) {
+  return infraTest.extend("ranking", async ({ databaseUrl, nats, redis, uniqueName }, { onCleanup }) => {
+    const harness = await startHarness({
+      databaseUrl,
+      natsUrl: nats.url,
+      redisUrl: redis.url,
+      name: uniqueName,
+      env,
+    });
+    onCleanup(() => harness.stop());
+    return harness;
+  });
+}
+
 export type MemorySpec = {
   id?: string;
   content: string;
@@ -107,34 +124,25 @@ export type MemorySpec = {
   agent?: string;
 };
 
+/** What a memory of `spec` holds, as its creation event and its document both give it. */
+function fieldsOf(spec: MemorySpec & { id: string }) {
+  return {
+    id: spec.id,
+    scope: spec.scope ?? "team",
+    agent: spec.agent ?? "agent-a",
+    slot: `slot-${spec.id.slice(0, 8)}`,
+    content: spec.content,
+    title: spec.title ?? spec.content,
+    keys: spec.keys ?? [],
+    entities: spec.entities ?? [],
+    sentiment: spec.sentiment ?? 0,
+    contentHash: spec.id,
+  };
+}
+
 /** A `memory.recorded` event for `spec`. */
 export function recorded(spec: MemorySpec & { id: string }): CairnEvent & { streamId: string } {
-  return {
-    type: "memory.recorded",
-    streamId: `memory-${spec.id}`,
-    data: {
-      id: spec.id,
-      tier: "memory",
-      scope: spec.scope ?? "team",
-      agent: spec.agent ?? "agent-a",
-      supersedes: null,
-      promotedFrom: null,
-      slot: `slot-${spec.id.slice(0, 8)}`,
-      kind: "note",
-      content: spec.content,
-      title: spec.title ?? spec.content,
-      tags: [],
-      aliases: [],
-      keys: spec.keys ?? [],
-      entities: spec.entities ?? [],
-      links: [],
-      sentiment: spec.sentiment ?? 0,
-      contentHash: spec.id,
-      project: null,
-      source: null,
-      validFrom: null,
-    },
-  };
+  return { type: "memory.recorded", streamId: `memory-${spec.id}`, data: memoryRecord(fieldsOf(spec)) };
 }
 
 /** A search candidate for a memory, as `search.candidates` would return it. */
@@ -150,36 +158,6 @@ export function candidateOf(
     lexical: { rank, score: 10 - rank },
     vector: null,
     fused,
-    document: {
-      id: spec.id,
-      tier: "memory",
-      status: "active",
-      slot: `slot-${spec.id.slice(0, 8)}`,
-      kind: "note",
-      content: spec.content,
-      title: spec.title ?? spec.content,
-      tags: [],
-      aliases: [],
-      keys: spec.keys ?? [],
-      entities: spec.entities ?? [],
-      links: [],
-      sentiment: spec.sentiment ?? 0,
-      scope: spec.scope ?? "team",
-      tenant,
-      agent: spec.agent ?? "agent-a",
-      project: null,
-      source: null,
-      validFrom: null,
-      invalidAt: null,
-      verifiedAt: null,
-      supersedes: null,
-      supersededBy: null,
-      promotedTo: null,
-      promotedFrom: null,
-      version: 1,
-      contentHash: spec.id,
-      createdAt: at,
-      updatedAt: at,
-    },
+    document: memoryDocument({ ...fieldsOf(spec), tenant, createdAt: at, updatedAt: at }),
   };
 }

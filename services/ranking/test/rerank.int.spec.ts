@@ -1,20 +1,10 @@
 // Re-ranking against the real service: signals projected from events change the order.
 import { randomUUID } from "node:crypto";
 import { rankingRpcs } from "@cairn/contracts";
-import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
-import { candidateOf, type Harness, type MemorySpec, recorded, startHarness } from "./ranking-harness.ts";
+import { candidateOf, type Harness, type MemorySpec, rankingTest, recorded } from "./ranking-harness.ts";
 
-const test = infraTest.extend("ranking", async ({ databaseUrl, nats, redis, uniqueName }, { onCleanup }) => {
-  const harness = await startHarness({
-    databaseUrl,
-    natsUrl: nats.url,
-    redisUrl: redis.url,
-    name: uniqueName,
-  });
-  onCleanup(() => harness.stop());
-  return harness;
-});
+const test = rankingTest();
 
 async function storeTwo(
   h: Harness,

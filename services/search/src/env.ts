@@ -55,6 +55,11 @@ export const searchEnvSchema = baseEnvSchema.extend({
   ...projectionRuntimeEnv("SEARCH"),
   /** Longest read-your-writes wait when a request does not say. */
   CAIRN_SEARCH_WAIT_TIMEOUT_MS: int(5000),
+  /**
+   * How many lexical matches are scored with exact BM25 per query (RediSearch's own order only
+   * picks them; more is better recall on large tenants and more work per query).
+   */
+  CAIRN_SEARCH_LEXICAL_POOL: int(1000),
 });
 export type SearchEnv = z.infer<typeof searchEnvSchema>;
 

@@ -54,6 +54,7 @@ export function startSearch(options: SearchServiceOptions = {}) {
         vectorRows: opened.vectorRows,
         queryEmbedder: opened.queryEmbedder,
         defaultWaitMs: env.CAIRN_SEARCH_WAIT_TIMEOUT_MS,
+        lexicalPool: env.CAIRN_SEARCH_LEXICAL_POOL,
         now: () => Date.now(),
         logger,
         runtime,

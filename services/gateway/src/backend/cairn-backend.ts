@@ -62,6 +62,7 @@ export type CairnBackend = {
     candidates: Candidate[],
     limit: number,
     expansions?: string[],
+    explain?: boolean,
   ): Promise<RerankOutcome>;
   recallKeys(
     principal: Principal,
@@ -153,7 +154,7 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
         return { skip: null, terms: [] };
       }
     },
-    async rerank(principal, query, list, limit, expansions = []) {
+    async rerank(principal, query, list, limit, expansions = [], explain = false) {
       if (list.length === 0) return { ranked: [], ranking: "ranked" };
       try {
         const reply = await call(
@@ -164,15 +165,16 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
             query,
             candidates: list,
             k: Math.min(200, limit),
-            explain: false,
+            explain,
             expansions: expansions.slice(0, 50),
           },
           timeout,
         );
-        const ranked = reply.results.map(({ score, factors, ...candidate }) => ({
+        const ranked = reply.results.map(({ score, factors, signals, relevance: _parts, ...candidate }) => ({
           candidate,
           score,
-          explanation: factors ?? null,
+          factors: factors ?? null,
+          signals: signals ?? null,
         }));
         return { ranked, ranking: "ranked" };
       } catch (error) {
@@ -180,7 +182,7 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
         options.logger?.debug({ subject: rankingRpcs.rerank.subject }, "ranking unavailable; search order");
         const ranked = list
           .slice(0, limit)
-          .map((candidate) => ({ candidate, score: candidate.fused, explanation: null }));
+          .map((candidate) => ({ candidate, score: candidate.fused, factors: null, signals: null }));
         return { ranked, ranking: "search_order" };
       }
     },

@@ -1,6 +1,6 @@
 // The shapes the gateway answers with from the ranking service's replies (contracts/src/ranking.ts). Every caller falls back when no ranking service answers
 // (`unavailable`): search order for rerank, no expansion, keys derived from search candidates.
-import type { Candidate, ExpandReply, SkipReason } from "@cairn/contracts";
+import type { Candidate, ExpandReply, MemorySignals, RankingFactors, SkipReason } from "@cairn/contracts";
 
 export type { SkipReason };
 
@@ -9,8 +9,9 @@ export type ExpandReplyFields = Pick<ExpandReply, "skip" | "terms">;
 export type RankedCandidate = {
   candidate: Candidate;
   score: number;
-  /** Factor by factor, when ranking gave them. */
-  explanation: unknown;
+  /** Factor by factor and the signals behind them, when asked for and ranking gave them. */
+  factors: RankingFactors | null;
+  signals: MemorySignals | null;
 };
 
 /** A key of the associative graph; `id` and `type` are null when derived from search. */

@@ -2,20 +2,16 @@
 // counted in `cairn_mcp_tool_calls_total{tool, outcome, code}` and
 // `cairn_mcp_tool_duration_seconds{tool, outcome}`; a failure is a result with `isError`, so
 // the outcome is read from the result, not from an exception.
-import { createSecondsHistogram, getMeter, getTracer, startSpan, withLogFields } from "@cairn/telemetry";
+import { getTracer, startSpan, withLogFields } from "@cairn/telemetry";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { callMetrics } from "../gateway-metrics.ts";
 import type { Caller } from "../operations/caller.ts";
 
 const tracer = getTracer("@cairn/gateway");
-const meter = getMeter("@cairn/gateway");
-const calls = meter.createCounter("cairn_mcp_tool_calls", {
-  description: "MCP tool calls, by tool, outcome (ok or error) and error code",
-});
-const duration = createSecondsHistogram(
-  meter,
-  "cairn_mcp_tool_duration_seconds",
-  "MCP tool call latency, by tool and outcome",
+const { calls, duration } = callMetrics(
+  ["cairn_mcp_tool_calls", "MCP tool calls, by tool, outcome (ok or error) and error code"],
+  ["cairn_mcp_tool_duration_seconds", "MCP tool call latency, by tool and outcome"],
 );
 
 type ToolCallback = (...args: unknown[]) => Promise<CallToolResult> | CallToolResult;

@@ -15,6 +15,11 @@ export const tokenArg = z
   .optional()
   .describe("leave out to get a plan and a token; call again with that token to carry the plan out");
 
+/** A two-step write's `tokenArg` as the command takes it: without a token the call only plans. */
+export function confirmationOf(token: string | undefined) {
+  return token === undefined ? { dryRun: true } : { dryRun: false, token };
+}
+
 export const memoryFields = {
   slot: z
     .string()
@@ -97,4 +102,14 @@ export function toChanges(args: ChangeArgs) {
     changes[key === "valid_from" ? "validFrom" : key] = value;
   }
   return changes;
+}
+
+/** Arguments of a change to one memory, proposal or handoff at the version read. */
+export const changeArgs = { id: idArg, version: versionArg, ...changeFields };
+
+type ChangeCommandArgs = ChangeArgs & { id: string; version: number };
+
+/** `changeArgs` as the command takes them: the changes under `changes`, the version as expected. */
+export function toChangeCommand({ id, version, ...rest }: ChangeCommandArgs) {
+  return { id, expectedVersion: version, changes: toChanges(rest) };
 }

@@ -138,3 +138,18 @@ export function storedDocument(doc: MemoryDocument, truncatedTo: number | null =
     provenance: provenanceOf(doc),
   };
 }
+
+/**
+ * One stored record in full for a model, fenced as stored data, with the version a later write
+ * must pass; structured under `field` (`memory`, `proposal`, `handoff`), then `extra`.
+ */
+export function storedRecordResult(
+  field: string,
+  doc: MemoryDocument,
+  extra: Record<string, unknown> = {},
+): CallToolResult {
+  return toolResult(
+    { notice: storedDataNotice, [field]: storedDocument(doc), version: doc.version, ...extra },
+    `${storedDataNotice}\n\n${renderStoredMemory(doc)}\n\nversion: ${doc.version}`,
+  );
+}

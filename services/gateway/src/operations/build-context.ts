@@ -4,8 +4,9 @@ import type { MemoryDocument } from "@cairn/contracts";
 import type { SkipReason } from "../backend/ranking-contract.ts";
 import type { Caller } from "./caller.ts";
 import { type ConflictHint, findConflictHints } from "./conflict-hints.ts";
+import { expandQuery } from "./expand-query.ts";
 import { countOpen } from "./list-memories.ts";
-import { afterPositionOf, type OperationsDeps, type ReadOptions, recordRecalls } from "./operations-deps.ts";
+import { type OperationsDeps, type ReadOptions, recordRecalls } from "./operations-deps.ts";
 import { packWithinBudget } from "./pack-within-budget.ts";
 
 export type ContextInput = { task: string; budgetTokens?: number | undefined; project?: string | undefined };
@@ -32,8 +33,7 @@ export async function context(
   options: ReadOptions = {},
 ): Promise<ContextResult> {
   const budgetTokens = input.budgetTokens ?? 2000;
-  const after = afterPositionOf(deps, caller, options);
-  const expansion = await deps.backend.expand(caller.principal, input.task, after);
+  const { after, expansion } = await expandQuery(deps, caller, input.task, options);
   const [reply, proposals, handoffs] = await Promise.all([
     deps.backend.candidates(caller.principal, {
       query: input.task,

@@ -1,23 +1,15 @@
 // The key graph: keys matching a question (`recall`), and the memories filed under one (`read_key`).
+import type { CairnBackend } from "../backend/cairn-backend.ts";
 import type { Caller } from "./caller.ts";
 import { afterPositionOf, type OperationsDeps, type ReadOptions } from "./operations-deps.ts";
 
-export async function recall(
-  deps: OperationsDeps,
-  caller: Caller,
-  query: string,
-  limit: number,
-  options: ReadOptions = {},
-) {
-  return deps.backend.recallKeys(caller.principal, query, limit, afterPositionOf(deps, caller, options));
+/** Reads the key graph as the caller: a question or a key, how many, at the read's position. */
+function keyGraphRead<M extends "recallKeys" | "readKey">(method: M) {
+  return (deps: OperationsDeps, caller: Caller, text: string, limit: number, options: ReadOptions = {}) => {
+    const after = afterPositionOf(deps, caller, options);
+    return deps.backend[method](caller.principal, text, limit, after) as ReturnType<CairnBackend[M]>;
+  };
 }
 
-export async function readKey(
-  deps: OperationsDeps,
-  caller: Caller,
-  key: string,
-  limit: number,
-  options: ReadOptions = {},
-) {
-  return deps.backend.readKey(caller.principal, key, limit, afterPositionOf(deps, caller, options));
-}
+export const recall = keyGraphRead("recallKeys");
+export const readKey = keyGraphRead("readKey");

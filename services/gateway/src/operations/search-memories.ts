@@ -1,9 +1,20 @@
 // `memory_search` / `GET /v1/memories?q=`: expansion and skip rules, candidates from search,
 // re-ranking, and the recall record.
-import type { AsOf, Candidate, Kind, MemoryDocument, RetrievalMode, Status, Tier } from "@cairn/contracts";
+import type {
+  AsOf,
+  Candidate,
+  Kind,
+  MemoryDocument,
+  RetrievalMode,
+  SearchExplanation,
+  Status,
+  Tier,
+} from "@cairn/contracts";
 import type { SkipReason } from "../backend/ranking-contract.ts";
 import type { Caller } from "./caller.ts";
-import { afterPositionOf, type OperationsDeps, type ReadOptions, recordRecalls } from "./operations-deps.ts";
+import { expandQuery } from "./expand-query.ts";
+import { explainResult } from "./explain-result.ts";
+import { type OperationsDeps, type ReadOptions, recordRecalls } from "./operations-deps.ts";
 
 export type SearchInput = {
   query: string;
@@ -18,6 +29,8 @@ export type SearchInput = {
   includeExpired?: boolean | undefined;
   /** The memories as they were at a log position or time (found by today's index). */
   asOf?: AsOf | undefined;
+  /** Each result with why it came back (relevance parts, episode, expansions, factors). */
+  explain?: boolean | undefined;
 };
 
 export type SearchHit = {
@@ -25,7 +38,7 @@ export type SearchHit = {
   score: number;
   lexical: Candidate["lexical"];
   vector: Candidate["vector"];
-  explanation: unknown;
+  explanation: SearchExplanation | null;
 };
 
 export type SearchResult = {
@@ -42,10 +55,9 @@ export async function search(
   input: SearchInput,
   options: ReadOptions = {},
 ): Promise<SearchResult> {
-  const limit = input.limit ?? 10;
-  const after = afterPositionOf(deps, caller, options);
-  const expansion = await deps.backend.expand(caller.principal, input.query, after);
+  const { after, expansion } = await expandQuery(deps, caller, input.query, options);
   if (expansion.skip) return { results: [], ranking: "ranked", position: 0, skipped: expansion.skip };
+  const limit = input.limit ?? 10;
   const reply = await deps.backend.candidates(caller.principal, {
     query: input.query,
     expansions: expansion.terms,
@@ -69,13 +81,14 @@ export async function search(
     reply.candidates,
     limit,
     expansion.terms,
+    input.explain === true,
   );
   const results = ranked.slice(0, limit).map((r) => ({
     document: r.candidate.document,
     score: r.score,
     lexical: r.candidate.lexical,
     vector: r.candidate.vector,
-    explanation: r.explanation,
+    explanation: input.explain ? explainResult(r, reply, expansion.terms) : null,
   }));
   recordRecalls(
     deps,

@@ -7,6 +7,7 @@ import {
   type PlanResult,
   PlanResultSchema,
   RetrievalModeSchema,
+  SearchExplanationSchema,
   StatusSchema,
   TimestampSchema,
   WriteResultSchema,
@@ -75,6 +76,10 @@ export const SearchQuery = z
     limit: z.coerce.number().int().min(1).max(200).optional(),
     includeExpired: z.enum(["true", "false"]).optional(),
     asOf: asOfQuery,
+    explain: z
+      .enum(["true", "false"])
+      .optional()
+      .describe("`true`: each result says why it came back (relevance parts, episode, expansions, factors)"),
     ...readQueryShape,
   })
   .strict();
@@ -97,6 +102,13 @@ export function twoStep(query: { dryRun?: "true" | "false" | undefined; token?: 
   return { dryRun, ...(query.token === undefined ? {} : { token: query.token }) };
 }
 
+/** The two steps in a JSON body: `dryRun: true` only plans, `token` carries out that plan. */
+export const twoStepBodyShape = { dryRun: z.boolean().optional(), token: z.string().optional() };
+
+export function twoStepOfBody(body: { dryRun?: boolean | undefined; token?: string | undefined }) {
+  return twoStep({ dryRun: body.dryRun ? "true" : undefined, token: body.token });
+}
+
 export const WriteOrPlanSchema = z.union([WriteResultSchema, PlanResultSchema]);
 
 export const SearchResponseSchema = z.object({
@@ -104,7 +116,7 @@ export const SearchResponseSchema = z.object({
     z.object({
       document: MemoryDocumentSchema,
       score: z.number(),
-      explanation: z.unknown().optional(),
+      explanation: SearchExplanationSchema.optional(),
     }),
   ),
   ranking: z.enum(["ranked", "search_order"]),

@@ -2,10 +2,7 @@
 // in two steps, and the run record.
 import { randomUUID } from "node:crypto";
 import {
-  CairnError,
   type MaintenanceCommandName,
-  type MemoryDocument,
-  openSealedEvents,
   type PlanResult,
   streamIdFor,
   type WriteResult,
@@ -13,8 +10,14 @@ import {
 import { createMemorySealStore } from "@cairn/event-store";
 import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
-import { admin, alice, type IngestUnderTest, startIngestUnderTest } from "../testing/ingest-under-test.ts";
-import { foldStream } from "./command-context.ts";
+import {
+  admin,
+  alice,
+  documentOf,
+  type IngestUnderTest,
+  refusal,
+  startIngestUnderTest,
+} from "../testing/ingest-under-test.ts";
 
 const test = infraTest.extend("ingest", async ({ databaseUrl, nats }, { onCleanup }) => {
   const ingest = await startIngestUnderTest(databaseUrl, nats.url, { CAIRN_METRICS_PORT: "off" });
@@ -28,24 +31,6 @@ function send<T = WriteResult>(
   payload: Record<string, unknown>,
 ): Promise<T> {
   return ingest.send<T>(name, payload);
-}
-
-async function documentOf(ingest: IngestUnderTest, id: string): Promise<MemoryDocument> {
-  // The log holds memory text sealed; open it with the memory's seal.
-  const events = await ingest.store.readStream(streamIdFor("memory", id));
-  const state = foldStream(await openSealedEvents(events, createMemorySealStore(ingest.pool)));
-  if (!state.exists) throw new Error(`no memory ${id}`);
-  return state.doc;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<CairnError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof CairnError) return error;
-    throw error;
-  }
-  throw new Error("expected the command to be refused");
 }
 
 async function create(ingest: IngestUnderTest, slot: string, content: string, scope = "team") {
@@ -107,30 +92,20 @@ describe("ingest: maintenance commands", () => {
   }) => {
     const a = await create(ingest, "x-a", "Alpha text about caching layers.");
     const b = await create(ingest, "x-b", "Beta text about caching layers.", "agent");
+    // Members at their first version, consolidated into the slot `x`.
+    const consolidation = (members: WriteResult[], content: string) => ({
+      principal: admin,
+      members: members.map(({ id }) => ({ id, expectedVersion: 1 })),
+      consolidated: { slot: "x", content },
+      level: 2,
+    });
     const mixed = await refusal(
-      send(ingest, "memory.consolidate", {
-        principal: admin,
-        members: [
-          { id: a.id, expectedVersion: 1 },
-          { id: b.id, expectedVersion: 1 },
-        ],
-        consolidated: { slot: "x", content: "Caching layers." },
-        level: 2,
-        dryRun: true,
-      }),
+      send(ingest, "memory.consolidate", { ...consolidation([a, b], "Caching layers."), dryRun: true }),
     );
     expect(mixed.code).toBe("validation_failed");
 
     const c = await create(ingest, "x-c", "Gamma text about caching layers.");
-    const command = {
-      principal: admin,
-      members: [
-        { id: a.id, expectedVersion: 1 },
-        { id: c.id, expectedVersion: 1 },
-      ],
-      consolidated: { slot: "x", content: "Caching layers, consolidated." },
-      level: 2,
-    };
+    const command = consolidation([a, c], "Caching layers, consolidated.");
     const plan = await send<PlanResult>(ingest, "memory.consolidate", { ...command, dryRun: true });
     await ingest.send("memory.update", {
       principal: alice,

@@ -1,23 +1,13 @@
-import { CairnError } from "@cairn/contracts";
+import { refusalOf } from "@cairn/contracts/testing";
 import { describe, expect, test } from "vitest";
 import { refuseSecrets } from "./refuse-secrets.ts";
 
 const principal = { tenant: "acme", agent: "alice", role: "agent", primary: false };
 
-function refusal(fn: () => unknown): CairnError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof CairnError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
-
 describe("refusing secrets", () => {
   test("a secret anywhere but the principal and token is refused without echoing it", () => {
     const secret = `ghp_${"x1".repeat(18)}`;
-    const error = refusal(() => refuseSecrets({ principal, reason: `leaked ${secret}` }));
+    const error = refusalOf(() => refuseSecrets({ principal, reason: `leaked ${secret}` }));
     expect(error.code).toBe("secret_detected");
     expect(error.details).toEqual({ field: "reason", kind: "github_token", start: 7, end: 47 });
     expect(JSON.stringify(error.toBody())).not.toContain(secret);

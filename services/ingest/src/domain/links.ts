@@ -1,4 +1,4 @@
-import { normaliseSlot } from "./normalise.ts";
+import { normaliseSlot } from "@cairn/contracts";
 
 const wikiLink = /\[\[([^[\]\n|]{1,200})(?:\|[^[\]\n]{0,200})?\]\]/gu;
 

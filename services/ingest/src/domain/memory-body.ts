@@ -1,10 +1,16 @@
 // Turns what an agent wrote into a memory body: the content exactly as written (never split
 // or rewritten), normalised slot and labels, and what ingest derives from the text (entities,
 // [[links]], sentiment, content hash). Pure: the same input always gives the same body.
-import { CairnError, type IngestCommand, type MemoryBody, type MemoryDocument } from "@cairn/contracts";
+import {
+  CairnError,
+  type IngestCommand,
+  type MemoryBody,
+  type MemoryDocument,
+  normaliseSlot,
+} from "@cairn/contracts";
 import { extractEntities } from "./entities.ts";
 import { extractLinks } from "./links.ts";
-import { contentHash, normaliseLabels, normaliseSlot, titleFromContent } from "./normalise.ts";
+import { contentHash, normaliseLabels, titleFromContent } from "./normalise.ts";
 import { sentimentOf } from "./sentiment.ts";
 
 type MemoryInput = IngestCommand<"memory.create">["memory"];
@@ -49,6 +55,9 @@ export function bodyFromInput(input: MemoryInput, field = "memory"): MemoryBody 
     project: trimmedOrNull(input.project),
     source: trimmedOrNull(input.source),
     validFrom: input.validFrom,
+    ...(input.episode
+      ? { episode: { id: input.episode.id.trim(), order: input.episode.order ?? null } }
+      : {}),
     ...derived(input.content, title),
   };
 }

@@ -1,5 +1,6 @@
-import { CairnError, type CairnEvent, type StoredEvent, type Tier } from "@cairn/contracts";
+import { CairnError, type CairnEvent, type Tier } from "@cairn/contracts";
 import type { MemoryEvent } from "@cairn/memory-model";
+import { eventLine, memoryRecord } from "@cairn/memory-model/testing";
 import { describe, expect, test } from "vitest";
 import {
   decideMemory,
@@ -13,28 +14,16 @@ const id = "6f1c1b2e-8d5f-4a43-9a57-3c1d1e2f3a4b";
 const other = "0b7c6d9e-1f2a-4b3c-8d4e-5f6a7b8c9d0e";
 
 function record(tier: Tier = "memory"): MemoryRecord {
-  return {
+  return memoryRecord({
     id,
     tier,
-    scope: "team",
     agent: "alice",
-    supersedes: null,
-    promotedFrom: null,
     slot: "package-manager",
     kind: "decision",
     content: "pnpm",
     title: "pnpm",
-    tags: [],
-    aliases: [],
-    keys: [],
-    entities: [],
-    links: [],
-    sentiment: 0,
     contentHash: "sha256:x",
-    project: null,
-    source: null,
-    validFrom: null,
-  };
+  });
 }
 
 const recordedFor = {
@@ -45,24 +34,8 @@ const recordedFor = {
 
 /** Given these events, when deciding, then these events (or this refusal). */
 function given(...events: CairnEvent[]) {
-  const stored: StoredEvent[] = events.map((e, i) => ({
-    eventId: `00000000-0000-4000-8000-00000000000${i}`,
-    position: i + 1,
-    streamId: `memory-${id}`,
-    streamType: "memory",
-    version: i + 1,
-    type: e.type,
-    schemaVersion: 1,
-    data: e.data,
-    meta: {
-      tenant: "acme",
-      actor: "alice",
-      correlationId: "c",
-      causationId: null,
-      traceContext: {},
-      recordedAt: `2026-01-0${i + 1}T00:00:00.000Z`,
-    },
-  }));
+  const stream = eventLine().stream(id);
+  const stored = events.map((e, i) => stream.next(e.type, e.data, `2026-01-0${i + 1}T00:00:00.000Z`));
   const state: MemoryState = foldMemory(stored as MemoryEvent[]);
   return {
     state,

@@ -69,6 +69,7 @@ function created(doc: MemoryDocument | null, event: CreationEvent): MemoryDocume
     updatedAt: at,
     ...(d.consolidatedFrom ? { consolidatedFrom: d.consolidatedFrom } : {}),
     ...(d.level ? { level: d.level } : {}),
+    ...(d.episode ? { episode: d.episode } : {}),
   };
 }
 

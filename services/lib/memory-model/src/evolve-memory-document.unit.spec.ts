@@ -1,20 +1,22 @@
 import { randomUUID } from "node:crypto";
-import { memoryErasureEventSchemas, memoryEventSchemas } from "@cairn/contracts";
+import { memoryErasureEventSchemas, memoryEventSchemas, type Tier } from "@cairn/contracts";
 import { describe, expect, test } from "vitest";
 import { evolveMemoryDocument, foldMemoryDocument } from "./evolve-memory-document.ts";
 import { evolveStoredDocument } from "./evolve-stored-document.ts";
-import { memoryEventTypes, recordedEventType } from "./memory-events.ts";
+import { type MemoryEvent, memoryEventTypes, recordedEventType } from "./memory-events.ts";
 import { isMemoryFoldError } from "./memory-fold-error.ts";
 import { eventLine, memoryRecord } from "./testing/memory-event-builders.ts";
 
 const id = "00000000-0000-4000-8000-000000000042";
 const successor = "00000000-0000-4000-8000-000000000043";
 
-function stream(tier: "memory" | "proposal" | "handoff" = "memory") {
+function stream(tier: Tier = "memory") {
   const s = eventLine().stream(id);
   const first = s.next(recordedEventType[tier], memoryRecord({ id, agent: "alice", tier, content: "hello" }));
   return { s, first };
 }
+
+type Line = ReturnType<typeof stream>["s"];
 
 describe("evolveMemoryDocument", () => {
   test("a creation event makes the document: status by tier, tenant from the metadata", () => {
@@ -31,27 +33,21 @@ describe("evolveMemoryDocument", () => {
   test("each later event changes what it names and moves version and updatedAt", () => {
     const at = "2026-11-05T00:00:00.000Z";
     const cases = [
-      (s: ReturnType<typeof stream>["s"]) => [
+      (s: Line) => [
         s.next("memory.revised", { content: "new", tags: ["t"] }, at),
         { content: "new", tags: ["t"], kind: "note" },
       ],
-      (s: ReturnType<typeof stream>["s"]) => [
+      (s: Line) => [
         s.next("memory.superseded", { supersededBy: successor, reason: null }, at),
         { status: "superseded", supersededBy: successor },
       ],
-      (s: ReturnType<typeof stream>["s"]) => [
-        s.next("memory.archived", { reason: null }, at),
-        { status: "archived" },
-      ],
-      (s: ReturnType<typeof stream>["s"]) => [
-        s.next("memory.deleted", { reason: null }, at),
-        { status: "deleted" },
-      ],
-      (s: ReturnType<typeof stream>["s"]) => [
+      (s: Line) => [s.next("memory.archived", { reason: null }, at), { status: "archived" }],
+      (s: Line) => [s.next("memory.deleted", { reason: null }, at), { status: "deleted" }],
+      (s: Line) => [
         s.next("memory.invalidated", { invalidAt: "2026-12-01T00:00:00.000Z", reason: null }, at),
         { invalidAt: "2026-12-01T00:00:00.000Z" },
       ],
-      (s: ReturnType<typeof stream>["s"]) => [
+      (s: Line) => [
         s.next("memory.verified", { verifiedAt: "2026-11-02T00:00:00.000Z", note: null }, at),
         { verifiedAt: "2026-11-02T00:00:00.000Z" },
       ],
@@ -65,33 +61,30 @@ describe("evolveMemoryDocument", () => {
         updatedAt: at,
       });
     }
-    const { s, first } = stream();
+    // Two steps of each tier's lifecycle, folded after its creation.
+    const after = (tier: Tier, events: (s: Line) => MemoryEvent[]) => {
+      const { s, first } = stream(tier);
+      return foldMemoryDocument([first, ...events(s)]);
+    };
     expect(
-      foldMemoryDocument([
-        first,
+      after("memory", (s) => [
         s.next("memory.archived", { reason: null }),
         s.next("memory.restored", { reason: null }),
       ]),
     ).toMatchObject({ status: "active", version: 3 });
-
-    const p = stream("proposal");
     expect(
-      foldMemoryDocument([
-        p.first,
-        p.s.next("proposal.revised", { title: "t" }),
-        p.s.next("proposal.promoted", { memoryId: successor }),
+      after("proposal", (s) => [
+        s.next("proposal.revised", { title: "t" }),
+        s.next("proposal.promoted", { memoryId: successor }),
       ]),
     ).toMatchObject({ title: "t", status: "promoted", promotedTo: successor });
-    const r = stream("proposal");
-    expect(foldMemoryDocument([r.first, r.s.next("proposal.rejected", { reason: null })])).toMatchObject({
+    expect(after("proposal", (s) => [s.next("proposal.rejected", { reason: null })])).toMatchObject({
       status: "rejected",
     });
-    const h = stream("handoff");
     expect(
-      foldMemoryDocument([
-        h.first,
-        h.s.next("handoff.updated", { content: "c" }),
-        h.s.next("handoff.completed", { summary: null }),
+      after("handoff", (s) => [
+        s.next("handoff.updated", { content: "c" }),
+        s.next("handoff.completed", { summary: null }),
       ]),
     ).toMatchObject({ content: "c", status: "completed" });
   });

@@ -1,5 +1,6 @@
 export { evolveMemoryDocument, foldMemoryDocument } from "./evolve-memory-document.ts";
 export { evolveStoredDocument } from "./evolve-stored-document.ts";
+export { isLive } from "./is-live.ts";
 export { entityKeyType, inferKeyType, keyTypeOf, matchesBySimilarity } from "./key-types.ts";
 export type { MemoryEvent, MemoryEventType } from "./memory-events.ts";
 export {

@@ -16,11 +16,10 @@ import {
 import { z } from "zod";
 import {
   type DraftItem,
-  finishImportPlan,
   holdsSlot,
   type ImportOptions,
   type ImportPlan,
-  type ImportProblem,
+  startImport,
 } from "./import-plan.ts";
 import { createSlotClaims, slotDomain } from "./slot-claims.ts";
 
@@ -241,11 +240,9 @@ export function importCairnExport(
   options: ImportOptions = {},
 ): ImportPlan {
   const parsed = typeof input === "string" ? parseCairnExport(input) : input;
-  const name = options.sourceName ?? "export";
-  const problems: ImportProblem[] = parsed.errors.map((e) => ({
-    where: `${name}:${e.line}`,
-    message: e.message,
-  }));
+  const run = startImport(options, "export");
+  const { name, problems } = run;
+  for (const e of parsed.errors) problems.push({ where: `${name}:${e.line}`, message: e.message });
   const claims = createSlotClaims();
   const drafts: DraftItem[] = [];
   parsed.records.forEach((record, index) => {
@@ -254,7 +251,7 @@ export function importCairnExport(
       problems.push({ where, message: `memory ${record.id} was purged; nothing left to import` });
       return;
     }
-    const report = (message: string) => problems.push({ where, message });
+    const report = run.reportAt(where);
     const scope = options.scope ?? record.scope;
     const slot = holdsSlot(record.tier, record.status)
       ? claims.claim(record.slot, slotDomain(record.tier, scope, record.project), record.id, report)
@@ -264,22 +261,11 @@ export function importCairnExport(
       : record.promotedFrom
         ? { originalId: record.promotedFrom, via: "promote" as const }
         : undefined;
+    const { kind, content, title, tags, aliases, keys, project, source, validFrom } = record;
     drafts.push({
       sourceRef: where,
       tier: record.tier,
-      memory: {
-        slot,
-        kind: record.kind,
-        content: record.content,
-        title: record.title,
-        tags: record.tags,
-        aliases: record.aliases,
-        keys: record.keys,
-        scope,
-        project: record.project,
-        source: record.source,
-        validFrom: record.validFrom,
-      },
+      memory: { slot, kind, content, title, tags, aliases, keys, scope, project, source, validFrom },
       links: record.links,
       status: record.status,
       invalidAt: record.invalidAt,
@@ -288,5 +274,5 @@ export function importCairnExport(
       ...(successorOf ? { successorOf } : {}),
     });
   });
-  return finishImportPlan(drafts, problems);
+  return run.finish(drafts);
 }

@@ -6,6 +6,7 @@ import {
   type Kind,
   limits,
   MemoryInputSchema,
+  normaliseSlot,
   type Scope,
   type Status,
   type Tier,
@@ -13,7 +14,7 @@ import {
 } from "@cairn/contracts";
 import type { z } from "zod";
 import { cleanContent, cleanLabel, cleanLabels, type Report } from "./clean-text.ts";
-import { canonicalSlot, cutSlot } from "./slot-name.ts";
+import { cutSlot } from "./slot-name.ts";
 
 /** A memory as `memory.create` (`proposal.submit`, `handoff.open`) takes it, every default filled in. */
 export type ImportMemory = z.output<typeof MemoryInputSchema>;
@@ -124,7 +125,7 @@ function contentIdentity(content: string): string {
 function cleanLinks(links: readonly string[]): string[] {
   const out = new Set<string>();
   for (const link of links) {
-    const slot = cutSlot(canonicalSlot(link));
+    const slot = cutSlot(normaliseSlot(link));
     if (slot.length > 0) out.add(slot);
   }
   return [...out];
@@ -309,6 +310,52 @@ export function finishImportPlan(drafts: readonly DraftItem[], problems: ImportP
   }
   const items = settleSuccessions(withoutDuplicateContent(cleaned, problems), problems);
   return { items, problems };
+}
+
+/** What an importer keeps while it reads: the problems found, by place, and how it ends. */
+export type ImportRun = {
+  /** The name of what is read (`options.sourceName`, else the importer's default), for places. */
+  name: string;
+  problems: ImportProblem[];
+  /** Reports problems found at `where`. */
+  reportAt(where: string): Report;
+  /**
+   * The input as JSON (text, or a value already parsed) of `schema`'s shape; undefined, with
+   * the problem reported on `name`, when it is not JSON or not of that shape (`expected` says
+   * what was).
+   */
+  readJson<S extends z.ZodType>(input: unknown, schema: S, expected: string): z.output<S> | undefined;
+  /** The plan of an input that could not be read at all: nothing, and why. */
+  nothing(): ImportPlan;
+  /** The plan of what was read (`finishImportPlan`). */
+  finish(drafts: readonly DraftItem[]): ImportPlan;
+};
+
+export function startImport(options: ImportOptions, defaultName: string): ImportRun {
+  const name = options.sourceName ?? defaultName;
+  const problems: ImportProblem[] = [];
+  return {
+    name,
+    problems,
+    reportAt: (where) => (message) => problems.push({ where, message }),
+    readJson(input, schema, expected) {
+      let value: unknown = input;
+      if (typeof input === "string") {
+        try {
+          value = JSON.parse(input.replace(/^\uFEFF/, ""));
+        } catch (error) {
+          problems.push({ where: name, message: `not JSON: ${(error as Error).message}` });
+          return undefined;
+        }
+      }
+      const parsed = schema.safeParse(value);
+      if (parsed.success) return parsed.data;
+      problems.push({ where: name, message: expected });
+      return undefined;
+    },
+    nothing: () => ({ items: [], problems }),
+    finish: (drafts) => finishImportPlan(drafts, problems),
+  };
 }
 
 /** One command's worth of applying a plan. */

@@ -36,4 +36,3 @@ export { exportMarkdownVault, fileStemForSlot, markdownFileNames, parseMarkdownV
 export type { Mem0Memory } from "./mem0.ts";
 export { importMem0, Mem0ExportSchema, Mem0MemorySchema } from "./mem0.ts";
 export { importServerMemory, ServerMemoryEntitySchema, ServerMemoryRelationSchema } from "./server-memory.ts";
-export { canonicalSlot } from "./slot-name.ts";

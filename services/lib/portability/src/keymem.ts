@@ -6,14 +6,8 @@
 
 import { limits } from "@cairn/contracts";
 import { z } from "zod";
-import { cleanTimestamp, preview, type Report } from "./clean-text.ts";
-import {
-  type DraftItem,
-  finishImportPlan,
-  type ImportOptions,
-  type ImportPlan,
-  type ImportProblem,
-} from "./import-plan.ts";
+import { cleanTimestamp, preview } from "./clean-text.ts";
+import { type DraftItem, type ImportOptions, type ImportPlan, startImport } from "./import-plan.ts";
 import { createSlotClaims, slotDomain } from "./slot-claims.ts";
 import { slotFromText } from "./slot-name.ts";
 
@@ -61,6 +55,7 @@ export const KeymemGraphSchema = z.looseObject({
   links: z.array(z.unknown()).default([]),
 });
 export type KeymemGraph = z.input<typeof KeymemGraphSchema>;
+const notAGraph = 'not a keymem graph: expected { "keys": {...}, "memories": {...}, "links": [...] }';
 
 type Memory = z.infer<typeof KeymemMemorySchema> & { id: string };
 
@@ -78,34 +73,19 @@ const defaultNamespace = "default";
  * derives a memory's links from its content.
  */
 export function importKeymem(input: string | unknown, options: ImportOptions = {}): ImportPlan {
-  const name = options.sourceName ?? "graph.json";
-  const problems: ImportProblem[] = [];
-  let value: unknown = input;
-  if (typeof input === "string") {
-    try {
-      value = JSON.parse(input.replace(/^\uFEFF/, ""));
-    } catch (error) {
-      problems.push({ where: name, message: `not JSON: ${(error as Error).message}` });
-      return { items: [], problems };
-    }
-  }
-  const graph = KeymemGraphSchema.safeParse(value);
-  if (!graph.success) {
-    problems.push({
-      where: name,
-      message: 'not a keymem graph: expected { "keys": {...}, "memories": {...}, "links": [...] }',
-    });
-    return { items: [], problems };
-  }
+  const run = startImport(options, "graph.json");
+  const graph = run.readJson(input, KeymemGraphSchema, notAGraph);
+  if (graph === undefined) return run.nothing();
+  const { name, problems } = run;
 
   const keys = new Map<string, z.infer<typeof KeymemKeySchema>>();
-  for (const [id, raw] of Object.entries(graph.data.keys)) {
+  for (const [id, raw] of Object.entries(graph.keys)) {
     const key = KeymemKeySchema.safeParse(raw);
     if (key.success) keys.set(id, key.data);
     else problems.push({ where: `${name}:keys.${id}`, message: "a key without a concept; skipped" });
   }
   const memories: Memory[] = [];
-  for (const [id, raw] of Object.entries(graph.data.memories)) {
+  for (const [id, raw] of Object.entries(graph.memories)) {
     const memory = KeymemMemorySchema.safeParse(raw);
     if (memory.success) memories.push({ ...memory.data, id });
     else problems.push({ where: `${name}:${id}`, message: "a memory without content; skipped" });
@@ -117,7 +97,7 @@ export function importKeymem(input: string | unknown, options: ImportOptions = {
   const byId = new Map(memories.map((m) => [m.id, m]));
 
   const keysOf = new Map<string, { concept: string; aliases: string[]; weight: number }[]>();
-  graph.data.links.forEach((raw, i) => {
+  graph.links.forEach((raw, i) => {
     const link = KeymemLinkSchema.safeParse(raw);
     const key = link.success ? keys.get(link.data.key_id) : undefined;
     if (!link.success || key === undefined || !byId.has(link.data.memory_id)) {
@@ -140,7 +120,7 @@ export function importKeymem(input: string | unknown, options: ImportOptions = {
   const slots = new Map<string, string>();
   const keyLabels = new Map<string, string[]>();
   for (const m of memories) {
-    const report: Report = (message) => problems.push({ where: `${name}:${m.id}`, message });
+    const report = run.reportAt(`${name}:${m.id}`);
     const linked = (keysOf.get(m.id) ?? []).sort(
       (a, b) => b.weight - a.weight || (a.concept < b.concept ? -1 : 1),
     );
@@ -168,7 +148,7 @@ export function importKeymem(input: string | unknown, options: ImportOptions = {
 
   const drafts: DraftItem[] = memories.map((m) => {
     const where = `${name}:${m.id}`;
-    const report: Report = (message) => problems.push({ where, message });
+    const report = run.reportAt(where);
     const linkLine = (label: string, targets: string[]): { line: string; slots: string[] } | undefined => {
       const found: string[] = [];
       for (const id of targets) {
@@ -212,7 +192,7 @@ export function importKeymem(input: string | unknown, options: ImportOptions = {
         : {}),
     };
   });
-  return finishImportPlan(drafts, problems);
+  return run.finish(drafts);
 }
 
 function projectOf(m: Memory, options: ImportOptions): string | null {

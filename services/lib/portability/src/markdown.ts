@@ -3,6 +3,7 @@
 import {
   type Kind,
   KindSchema,
+  normaliseSlot,
   ScopeSchema,
   type Status,
   StatusSchema,
@@ -22,7 +23,7 @@ import {
   initialStatusOf,
 } from "./import-plan.ts";
 import { createSlotClaims, slotDomain } from "./slot-claims.ts";
-import { canonicalSlot, shortHash } from "./slot-name.ts";
+import { shortHash } from "./slot-name.ts";
 import { mapWikiLinks, slotsIngestLinks, wikiLabel } from "./wiki-links.ts";
 
 export type MarkdownFile = { path: string; text: string };
@@ -162,7 +163,7 @@ export function exportMarkdownVault(records: readonly CairnExportRecord[]): Mark
     const path = names.get(record.id);
     if (path === undefined) continue;
     const present = new Set(slotsIngestLinks(record.content));
-    const missing = record.links.filter((slot) => !present.has(canonicalSlot(slot)));
+    const missing = record.links.filter((slot) => !present.has(normaliseSlot(slot)));
     let text = `${frontMatterText(frontMatterOf(record))}${record.content}\n`;
     if (missing.length > 0) {
       const items = missing.map((slot) => {
@@ -258,7 +259,7 @@ function linkResolver(notes: readonly Note[]): (target: string) => string | unde
   return (target) => {
     const t = target.replace(/^\/+/, "");
     return (
-      bySlot.get(canonicalSlot(t)) ?? byPath.get(key(t)) ?? (t.includes("/") ? undefined : byName.get(key(t)))
+      bySlot.get(normaliseSlot(t)) ?? byPath.get(key(t)) ?? (t.includes("/") ? undefined : byName.get(key(t)))
     );
   };
 }
@@ -315,7 +316,7 @@ export function parseMarkdownVault(files: readonly MarkdownFile[], options: Impo
     const project = hasField(fields, "project") ? (text(fields.project) ?? null) : (options.project ?? null);
     const agent = text(field(fields, "agent", "author"));
     const ownSlot = text(fields.slot);
-    const proposed = ownSlot && canonicalSlot(ownSlot) ? ownSlot : stem;
+    const proposed = ownSlot && normaliseSlot(ownSlot) ? ownSlot : stem;
     const slot = holdsSlot(tier, status)
       ? claims.claim(proposed, slotDomain(tier, scope, project), file.path, report)
       : claims.peek(proposed);
@@ -370,7 +371,7 @@ export function parseMarkdownVault(files: readonly MarkdownFile[], options: Impo
       body = body.slice(0, block.index);
       for (const line of (block[1] ?? "").split("\n")) {
         const target = /^- \[\[([^\]|]*)/.exec(line)?.[1];
-        if (target) listed.push(resolve(target) ?? canonicalSlot(target));
+        if (target) listed.push(resolve(target) ?? normaliseSlot(target));
       }
     }
     let rewritten = 0;
@@ -379,10 +380,10 @@ export function parseMarkdownVault(files: readonly MarkdownFile[], options: Impo
       const resolved = resolve(link.note);
       // An embedded picture or PDF is not a link to a memory.
       if (resolved === undefined && link.embed && /\.[a-z0-9]{1,5}$/i.test(link.note)) return undefined;
-      const slot = resolved ?? canonicalSlot(link.note);
+      const slot = resolved ?? normaliseSlot(link.note);
       if (slot.length === 0) return undefined;
       links.push(slot);
-      if (canonicalSlot(link.target) === slot) return undefined;
+      if (normaliseSlot(link.target) === slot) return undefined;
       rewritten++;
       const shown = wikiLabel(link.label ?? link.target).slice(0, 200);
       return `${link.embed ? "!" : ""}[[${slot}${shown ? `|${shown}` : ""}]]`;

@@ -1,8 +1,7 @@
-import { MemoryInputSchema } from "@cairn/contracts";
+import { MemoryInputSchema, normaliseSlot } from "@cairn/contracts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { exportMarkdownVault, fileStemForSlot, markdownFileNames, parseMarkdownVault } from "./markdown.ts";
-import { canonicalSlot } from "./slot-name.ts";
 import { fixtureVault } from "./testing/fixtures.ts";
 import { sampleRecord, uuidFor } from "./testing/sample-records.ts";
 
@@ -98,7 +97,7 @@ describe("exportMarkdownVault → parseMarkdownVault", () => {
         source: record.source,
         validFrom: record.validFrom,
       });
-      expect(item.links).toEqual(record.links.map(canonicalSlot));
+      expect(item.links).toEqual(record.links.map(normaliseSlot));
       expect(item.tier).toBe(record.tier);
       expect(item.status).toBe(record.status === "active" ? undefined : record.status);
       expect(item.invalidAt).toBe(record.invalidAt ?? undefined);
@@ -156,7 +155,7 @@ describe("file names", () => {
     expect(new TextEncoder().encode(fileStemForSlot("汉".repeat(120))).length).toBeLessThanOrEqual(180);
     fc.assert(
       fc.property(fc.string({ maxLength: 120 }), (raw) => {
-        const stem = fileStemForSlot(canonicalSlot(raw) || "x");
+        const stem = fileStemForSlot(normaliseSlot(raw) || "x");
         return stem.split("/").every((segment) => {
           const bytes = new TextEncoder().encode(segment).length;
           return (

@@ -3,14 +3,8 @@
 // adds `count`, `next`, `previous`), or a bare list as in mem0 1.0.
 import { type Kind, KindSchema } from "@cairn/contracts";
 import { z } from "zod";
-import { cleanTimestamp, preview, type Report } from "./clean-text.ts";
-import {
-  type DraftItem,
-  finishImportPlan,
-  type ImportOptions,
-  type ImportPlan,
-  type ImportProblem,
-} from "./import-plan.ts";
+import { cleanTimestamp, preview } from "./clean-text.ts";
+import { type DraftItem, type ImportOptions, type ImportPlan, startImport } from "./import-plan.ts";
 import { createSlotClaims, slotDomain } from "./slot-claims.ts";
 import { slotFromText } from "./slot-name.ts";
 
@@ -47,6 +41,7 @@ export const Mem0ExportSchema = z.union([
   z.array(z.unknown()),
   z.looseObject({ results: z.array(z.unknown()) }).transform((o) => o.results),
 ]);
+const notAnExport = 'not a mem0 export: expected { "results": [...] } or a list of memories';
 
 function kindFrom(metadata: Record<string, unknown> | null | undefined): Kind {
   for (const name of ["kind", "type"]) {
@@ -73,29 +68,14 @@ function categoriesOf(memory: Mem0Memory): string[] {
  * by it.
  */
 export function importMem0(input: string | unknown, options: ImportOptions = {}): ImportPlan {
-  const name = options.sourceName ?? "mem0";
-  const problems: ImportProblem[] = [];
-  let value: unknown = input;
-  if (typeof input === "string") {
-    try {
-      value = JSON.parse(input.replace(/^\uFEFF/, ""));
-    } catch (error) {
-      problems.push({ where: name, message: `not JSON: ${(error as Error).message}` });
-      return { items: [], problems };
-    }
-  }
-  const list = Mem0ExportSchema.safeParse(value);
-  if (!list.success) {
-    problems.push({
-      where: name,
-      message: 'not a mem0 export: expected { "results": [...] } or a list of memories',
-    });
-    return { items: [], problems };
-  }
+  const run = startImport(options, "mem0");
+  const list = run.readJson(input, Mem0ExportSchema, notAnExport);
+  if (list === undefined) return run.nothing();
+  const { name, problems } = run;
 
   const memories: Mem0Memory[] = [];
   const seen = new Set<string>();
-  list.data.forEach((raw, index) => {
+  list.forEach((raw, index) => {
     const parsed = Mem0MemorySchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -124,7 +104,7 @@ export function importMem0(input: string | unknown, options: ImportOptions = {})
   const scope = options.scope ?? "team";
   const drafts: DraftItem[] = memories.map((m) => {
     const where = `${name}:${m.id}`;
-    const report: Report = (message) => problems.push({ where, message });
+    const report = run.reportAt(where);
     const categories = categoriesOf(m);
     const project = options.project !== undefined ? options.project : (m.app_id ?? null);
     const slot = claims.claim(
@@ -161,5 +141,5 @@ export function importMem0(input: string | unknown, options: ImportOptions = {})
       ...(predecessor ? { successorOf: { originalId: predecessor, via: "supersede" as const } } : {}),
     };
   });
-  return finishImportPlan(drafts, problems);
+  return run.finish(drafts);
 }

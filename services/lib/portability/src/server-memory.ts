@@ -4,13 +4,13 @@
 // graph as one object, `{ "entities": [...], "relations": [...] }`, which is read too.
 import { type Kind, KindSchema } from "@cairn/contracts";
 import { z } from "zod";
-import { preview, type Report } from "./clean-text.ts";
+import { preview } from "./clean-text.ts";
 import {
   type DraftItem,
-  finishImportPlan,
   type ImportOptions,
   type ImportPlan,
   type ImportProblem,
+  startImport,
 } from "./import-plan.ts";
 import { createSlotClaims, slotDomain } from "./slot-claims.ts";
 import { cutToLength } from "./slot-name.ts";
@@ -117,14 +117,14 @@ function kindOf(entityType: string): Kind {
  * relations are written once. Two names that give the same slot are kept apart by a suffix.
  */
 export function importServerMemory(text: string, options: ImportOptions = {}): ImportPlan {
-  const name = options.sourceName ?? "memory.jsonl";
-  const problems: ImportProblem[] = [];
+  const run = startImport(options, "memory.jsonl");
+  const { name, problems } = run;
   const entities = new Map<string, Entity>();
   const relations: Relation[] = [];
   const relationKeys = new Set<string>();
 
   for (const line of readLines(text, name, problems)) {
-    const report: Report = (message) => problems.push({ where: line.where, message });
+    const report = run.reportAt(line.where);
     if (line.type === "entity") {
       const parsed = ServerMemoryEntitySchema.safeParse(line.value);
       if (!parsed.success) {
@@ -183,7 +183,7 @@ export function importServerMemory(text: string, options: ImportOptions = {}): I
   const project = options.project ?? null;
   const slotOf = new Map<string, string>();
   for (const entity of entities.values()) {
-    const report: Report = (message) => problems.push({ where: entity.where, message });
+    const report = run.reportAt(entity.where);
     slotOf.set(
       entity.name,
       claims.claim(entity.name, slotDomain("memory", scope, project), entity.name, report),
@@ -240,5 +240,5 @@ export function importServerMemory(text: string, options: ImportOptions = {}): I
       originalId: entity.name,
     };
   });
-  return finishImportPlan(drafts, problems);
+  return run.finish(drafts);
 }

@@ -1,6 +1,6 @@
-import { limits, type Scope, type Tier } from "@cairn/contracts";
+import { limits, normaliseSlot, type Scope, type Tier } from "@cairn/contracts";
 import type { Report } from "./clean-text.ts";
-import { canonicalSlot, cutSlot, shortHash } from "./slot-name.ts";
+import { cutSlot, shortHash } from "./slot-name.ts";
 
 /**
  * Where a slot must be unique, as ingest's reservation sees it: one active memory (or handoff)
@@ -26,11 +26,11 @@ export type SlotClaims = {
 export function createSlotClaims(): SlotClaims {
   const taken = new Set<string>();
   const key = (domain: string, slot: string) => `${domain}\u0001${slot}`;
-  const shape = (proposed: string): string => cutSlot(canonicalSlot(proposed));
+  const shape = (proposed: string): string => cutSlot(normaliseSlot(proposed));
   return {
     peek: shape,
     claim(proposed, domain, seed, report) {
-      const canonical = canonicalSlot(proposed);
+      const canonical = normaliseSlot(proposed);
       let slot = cutSlot(canonical);
       if (slot !== canonical) report(`slot cut to ${limits.slotMaxChars} characters: ${slot}`);
       if (slot.length === 0) {

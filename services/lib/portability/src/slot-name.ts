@@ -1,26 +1,9 @@
 // Slot names for imported memories. Ingest canonicalises every slot it is given; the plan
-// computes the same canonical form up front so that it can see, before anything is sent, two
-// records that would claim one slot, and give the later one a stable suffix instead of letting
-// ingest refuse it as `slot_taken`.
+// computes the same canonical form (contracts' `normaliseSlot`) up front so that it can see,
+// before anything is sent, two records that would claim one slot, and give the later one a
+// stable suffix instead of letting ingest refuse it as `slot_taken`.
 import { createHash } from "node:crypto";
-import { limits } from "@cairn/contracts";
-
-/**
- * The canonical slot: NFKC, lower case, runs of spaces, underscores and dashes as one `-`,
- * only letters (any script), digits, `-`, `.`, `:` and `/` kept. Kept identical to ingest's
- * `normaliseSlot` (the unit test pins the same examples); the rule belongs in contracts, where
- * both would import it.
- */
-export function canonicalSlot(raw: string): string {
-  return raw
-    .normalize("NFKC")
-    .toLowerCase()
-    .trim()
-    .replace(/[\s_\-–—]+/gu, "-")
-    .replace(/[^\p{L}\p{N}\-.:/]/gu, "")
-    .replace(/-{2,}/g, "-")
-    .replace(/^[-.:/]+|[-.:/]+$/g, "");
-}
+import { limits, normaliseSlot } from "@cairn/contracts";
 
 /** At most `max` UTF-16 units, never splitting a surrogate pair. */
 export function cutToLength(text: string, max: number): string {
@@ -54,7 +37,7 @@ export function slotFromText(
 ): string {
   const maxWords = options.maxWords ?? 6;
   const maxChars = options.maxChars ?? 48;
-  const words = canonicalSlot(text.replace(/[/:.]/g, " "))
+  const words = normaliseSlot(text.replace(/[/:.]/g, " "))
     .split("-")
     .filter((w) => w.length > 0);
   let head = "";
@@ -66,7 +49,7 @@ export function slotFromText(
     }
     head = next;
   }
-  const start = prefix ? canonicalSlot(prefix.replace(/[/:.]/g, " ")) : "";
+  const start = prefix ? normaliseSlot(prefix.replace(/[/:.]/g, " ")) : "";
   const suffix = shortHash(seed);
   const body = [start, head].filter((p) => p.length > 0).join("-");
   return body ? `${cutSlot(body, limits.slotMaxChars - suffix.length - 1)}-${suffix}` : suffix;

@@ -1,22 +1,22 @@
-import { limits } from "@cairn/contracts";
+import { limits, normaliseSlot } from "@cairn/contracts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createSlotClaims, slotDomain } from "./slot-claims.ts";
-import { canonicalSlot, cutSlot, cutToLength, slotFromText } from "./slot-name.ts";
+import { cutSlot, cutToLength, slotFromText } from "./slot-name.ts";
 
-describe("canonicalSlot", () => {
+describe("normaliseSlot", () => {
   it("gives one form to the spellings ingest treats as one slot", () => {
-    expect(canonicalSlot("Project Package-Manager")).toBe("project-package-manager");
-    expect(canonicalSlot("project_package_manager")).toBe("project-package-manager");
-    expect(canonicalSlot("ｐｒｏｊｅｃｔ－ｐａｃｋａｇｅ")).toBe("project-package");
-    expect(canonicalSlot("  --Ops/Deploy:Prod.  ")).toBe("ops/deploy:prod");
-    expect(canonicalSlot("项目 包管理")).toBe("项目-包管理");
-    expect(canonicalSlot("🚀 launch!")).toBe("launch");
-    expect(canonicalSlot("???")).toBe("");
+    expect(normaliseSlot("Project Package-Manager")).toBe("project-package-manager");
+    expect(normaliseSlot("project_package_manager")).toBe("project-package-manager");
+    expect(normaliseSlot("ｐｒｏｊｅｃｔ－ｐａｃｋａｇｅ")).toBe("project-package");
+    expect(normaliseSlot("  --Ops/Deploy:Prod.  ")).toBe("ops/deploy:prod");
+    expect(normaliseSlot("项目 包管理")).toBe("项目-包管理");
+    expect(normaliseSlot("🚀 launch!")).toBe("launch");
+    expect(normaliseSlot("???")).toBe("");
   });
 
   it("is stable: a canonical slot stays as it is", () => {
-    fc.assert(fc.property(fc.string(), (s) => canonicalSlot(canonicalSlot(s)) === canonicalSlot(s)));
+    fc.assert(fc.property(fc.string(), (s) => normaliseSlot(normaliseSlot(s)) === normaliseSlot(s)));
   });
 });
 
@@ -59,7 +59,7 @@ describe("slotFromText", () => {
         fc.string(),
         (prefix, text, seed) => {
           const slot = slotFromText(prefix, text, seed);
-          return slot.length <= limits.slotMaxChars && canonicalSlot(slot) === slot && slot.length > 0;
+          return slot.length <= limits.slotMaxChars && normaliseSlot(slot) === slot && slot.length > 0;
         },
       ),
     );

@@ -1,7 +1,7 @@
 // WikiLinks as Obsidian writes them: `[[target]]`, `[[target|label]]`, `[[target#heading]]`,
 // `[[target^block]]`, and embeds `![[target]]`. Links inside fenced code blocks and inline
 // code are text, not links.
-import { canonicalSlot } from "./slot-name.ts";
+import { normaliseSlot } from "@cairn/contracts";
 
 export type WikiLink = {
   /** The whole match, `!` of an embed included. */
@@ -79,7 +79,7 @@ export function wikiLinksOf(text: string): WikiLink[] {
 export function slotsIngestLinks(content: string): string[] {
   const out = new Set<string>();
   for (const match of content.matchAll(ingestLink)) {
-    const slot = canonicalSlot(match[1] ?? "");
+    const slot = normaliseSlot(match[1] ?? "");
     if (slot.length > 0) out.add(slot);
   }
   return [...out];

@@ -38,22 +38,12 @@ export type DeadLetterStore = {
   retryFailed(id: number, error: string): Promise<void>;
 };
 
-type Row = {
+/** A row as Postgres answers it: bigints as text, times as dates. */
+type Row = Omit<DeadLetterRow, "id" | "position" | "recordedAt" | "retriedAt"> & {
   id: string;
-  projection: ProjectionName;
-  generation: number;
   position: string | null;
-  event_id: string | null;
-  event_type: string | null;
-  stream_id: string | null;
-  tenant: string | null;
-  reason: DeadLetterReason;
-  error: string;
-  attempts: number;
-  status: "open" | "resolved";
-  retries: number;
-  recorded_at: Date;
-  retried_at: Date | null;
+  recordedAt: Date;
+  retriedAt: Date | null;
 };
 
 export function createDeadLetterStore(db: pg.Pool): DeadLetterStore {
@@ -91,29 +81,20 @@ export function createDeadLetterStore(db: pg.Pool): DeadLetterStore {
     },
     async list(options = {}) {
       const { rows } = await db.query<Row>(
-        `select id, projection, generation, position, event_id, event_type, stream_id, tenant, reason, error,
-                attempts, status, retries, recorded_at, retried_at
+        `select id, projection, generation, position, event_id as "eventId", event_type as "eventType",
+                stream_id as "streamId", tenant, reason, error, attempts, status, retries,
+                recorded_at as "recordedAt", retried_at as "retriedAt"
            from cairn_projections.dead_letters
           where ($1::text is null or projection = $1) and ($2::text is null or status = $2)
           order by id limit $3`,
         [options.projection ?? null, options.status ?? null, options.limit ?? 1000],
       );
       return rows.map((r) => ({
+        ...r,
         id: Number(r.id),
-        projection: r.projection,
-        generation: r.generation,
         position: r.position === null ? null : Number(r.position),
-        eventId: r.event_id,
-        eventType: r.event_type,
-        streamId: r.stream_id,
-        tenant: r.tenant,
-        reason: r.reason,
-        error: r.error,
-        attempts: r.attempts,
-        status: r.status,
-        retries: r.retries,
-        recordedAt: r.recorded_at.toISOString(),
-        retriedAt: r.retried_at?.toISOString() ?? null,
+        recordedAt: r.recordedAt.toISOString(),
+        retriedAt: r.retriedAt?.toISOString() ?? null,
       }));
     },
     async openCounts() {

@@ -20,6 +20,8 @@ export type PostgresGeneration = {
 };
 
 export type PostgresGenerationHooks = {
+  /** The projection's version, recorded in the meta of every generation it creates. */
+  version?: string | undefined;
   /** What a new generation remembers (e.g. the embedding model and dimension). */
   metaForNew?(): Promise<GenerationMeta>;
   /** Creates the generation's storage in the transaction that inserts its row; may add to its meta. */
@@ -112,7 +114,10 @@ export function createPostgresGenerations(
     status: "building" | "active",
     builder: string | null,
   ): Promise<PostgresGeneration> {
-    const meta = (await hooks.metaForNew?.()) ?? {};
+    const meta = {
+      ...((await hooks.metaForNew?.()) ?? {}),
+      ...(hooks.version === undefined ? {} : { version: hooks.version }),
+    };
     const { rows } = await client.query<Row>(
       `insert into cairn_projections.generations (projection, status, builder, meta)
        values ($1, $2, $3, $4) returning ${columns}`,
@@ -164,6 +169,10 @@ export function createPostgresGenerations(
     },
     async checkpoint(g) {
       return (await generations.generation(g))?.checkpoint ?? 0;
+    },
+    async version(g) {
+      const version = (await generations.generation(g))?.meta.version;
+      return typeof version === "string" ? version : null;
     },
     async create(token) {
       return withTransaction(async (client) => (await insert(client, "building", token)).generation);

@@ -25,6 +25,7 @@ import type { EventLogReader } from "./event-log-reader.ts";
 import { createLiveProjector, type LiveProjector } from "./live-projector.ts";
 import type { Projection } from "./projection.ts";
 import { type ProjectionConsumer, startProjectionConsumer } from "./projection-consumer.ts";
+import { rebuildIfStale } from "./rebuild-if-stale.ts";
 import { retryDeadLetters } from "./retry-dead-letters.ts";
 import { defaultRetryPolicy, type RetryPolicy } from "./retry-policy.ts";
 import { type PositionSource, waitForPosition } from "./wait-for-position.ts";
@@ -84,6 +85,7 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
   const liveNames = new Set(options.live ?? projections.map((p) => p.name));
   const byName = new Map(projections.map((p) => [p.name, p]));
   const projectors = new Map<ProjectionName, LiveProjector>();
+  const appliers = new Map<ProjectionName, ReturnType<typeof createBatchApplier>>();
   for (const projection of projections) {
     const labels = {
       service: options.service,
@@ -98,6 +100,7 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
       logger,
       onDeadLetters: (count) => countDeadLetter(labels, count),
     });
+    appliers.set(projection.name, applier);
     projectors.set(
       projection.name,
       createLiveProjector({
@@ -113,6 +116,7 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
   const consumers: ProjectionConsumer[] = [];
   const timers: NodeJS.Timeout[] = [];
   const catchUps: Promise<unknown>[] = [];
+  const refreshing = new AbortController();
   let stopped = false;
   const running = [...projectors.values()].filter((p) => liveNames.has(p.projection.name));
   if (running.length > 0) {
@@ -165,6 +169,24 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
         timers.push(timer);
       }
     }
+  }
+
+  // Read models built by another version of their projection are rebuilt while they serve.
+  for (const projector of running) {
+    const { projection } = projector;
+    catchUps.push(
+      rebuildIfStale({
+        projection,
+        applier: appliers.get(projection.name) as ReturnType<typeof createBatchApplier>,
+        log: options.log,
+        pool: options.pool,
+        signal: refreshing.signal,
+        logger,
+        ...(settings.batchSize === undefined ? {} : { batchSize: settings.batchSize }),
+      }).catch((error: Error) =>
+        logger.warn({ err: error.message, projection: projection.name }, "version check failed"),
+      ),
+    );
   }
 
   function projectorOf(name: ProjectionName): LiveProjector {
@@ -263,6 +285,7 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
     },
     async stop() {
       stopped = true;
+      refreshing.abort();
       for (const t of timers) clearInterval(t);
       await Promise.all(consumers.map((c) => c.stop()));
       await Promise.all(catchUps);

@@ -48,6 +48,11 @@ export interface Generations {
   checkpoint(generation: number): Promise<number>;
   /** A new, empty generation owned by the builder `token`. */
   create(token: string): Promise<number>;
+  /**
+   * The version of the projection a generation was built by (`Projection.version`), or null
+   * for one that recorded none.
+   */
+  version(generation: number): Promise<string | null>;
   /** Generations an interrupted rebuild left that a new run can continue. */
   resumable(): Promise<ResumableGeneration[]>;
   /** Generations neither serving nor being built (a switch whose drop did not happen). */
@@ -73,6 +78,12 @@ export type Projection = {
   readonly name: ProjectionName;
   /** The event types it applies; the checkpoint moves past every other event without it. */
   readonly handles: ReadonlySet<EventType>;
+  /**
+   * What the read model holds changes with this (a new text analysis, a new layout): a live
+   * generation built by another version is rebuilt from the log when the service starts,
+   * while it keeps serving. Undefined: every generation fits.
+   */
+  readonly version?: string;
   /** Memory text is opened with the seals before `apply` (a purged memory's is empty). */
   readonly readsText: boolean;
   readonly generations: Generations;

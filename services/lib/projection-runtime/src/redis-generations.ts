@@ -4,6 +4,7 @@
 //   <base>pause           set by a rebuild while it switches (with a time limit)
 //   <base>g<n>:checkpoint the last log position applied to generation n
 //   <base>g<n>:builder    the rebuild that owns generation n while it is built
+//   <base>g<n>:version    the version of the projection that built generation n
 //   <base>g<n>:…          the generation's data, whatever the read model keeps
 //
 // A write to a generation is one Lua script: it checks that the writer still owns the
@@ -18,6 +19,8 @@ import type { ApplyOutcome, Generations, ProjectionWriter } from "./projection.t
 export type RedisCommand = readonly [string, ...(string | number)[]];
 
 export type RedisGenerationHooks = {
+  /** The projection's version, recorded on every generation it creates. */
+  version?: string | undefined;
   /** Creates what a new generation needs before its first write (an index). */
   createData?(generation: number): Promise<void>;
   /** Makes sure a serving generation's structures exist (after a Redis restart without data). */
@@ -95,6 +98,10 @@ export function createRedisGenerations(
   const prefix = (g: number) => `${base}g${g}:`;
   const checkpointKey = (g: number) => `${prefix(g)}checkpoint`;
   const builderKey = (g: number) => `${prefix(g)}builder`;
+  const versionKey = (g: number) => `${prefix(g)}version`;
+  const recordVersion = async (g: number) => {
+    if (hooks.version !== undefined) await redis.set(versionKey(g), hooks.version);
+  };
 
   async function dropGeneration(g: number): Promise<void> {
     await hooks.dropData?.(g);
@@ -124,6 +131,7 @@ export function createRedisGenerations(
         return active;
       }
       const g = await redis.incr(counterKey);
+      await recordVersion(g);
       await hooks.createData?.(g);
       if ((await redis.set(activeKey, String(g), "NX")) === "OK") return g;
       // Another writer created the first generation at the same moment: use theirs.
@@ -136,9 +144,11 @@ export function createRedisGenerations(
     async create(token) {
       const g = await redis.incr(counterKey);
       await redis.set(builderKey(g), token);
+      await recordVersion(g);
       await hooks.createData?.(g);
       return g;
     },
+    version: (g) => redis.get(versionKey(g)),
     async resumable() {
       const last = Number((await redis.get(counterKey)) ?? 0);
       const active = await generations.active();

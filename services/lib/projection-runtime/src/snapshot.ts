@@ -1,6 +1,6 @@
 // A generation's data as plain, ordered values: two generations built from the same log have
 // equal snapshots, whatever order their writes came in and whichever generation number they
-// carry. The runtime's own bookkeeping (checkpoint, builder) is not part of it. Used to check
+// carry. The runtime's own bookkeeping (checkpoint, builder, version) is not part of it. Used to check
 // a rebuild against the live read model.
 import type { Redis } from "ioredis";
 
@@ -8,7 +8,7 @@ import type { Redis } from "ioredis";
 export type SnapshotEntry = readonly [name: string, value: unknown];
 export type ProjectionSnapshot = readonly SnapshotEntry[];
 
-const bookkeeping = new Set(["checkpoint", "builder"]);
+const bookkeeping = new Set(["checkpoint", "builder", "version"]);
 
 const byName = (a: SnapshotEntry, b: SnapshotEntry) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 

@@ -1,15 +1,14 @@
 // A throwaway nats-server with JetStream, on 127.0.0.1 at a free port, its store in a temp dir,
 // fsyncing every write as the deployments do. restart() reuses port and store, so streams,
-// consumers and messages survive kill().
+// consumers and messages survive kill(); stop() is a clean shutdown (SIGTERM).
 import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { connect } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InfraStartError, testingErrorCodes } from "./errors.ts";
-import { startManagedServer } from "./managed-server.ts";
-import { launchServer, makeTempDir, type RunningServer, waitUntilReady } from "./server-process.ts";
+import { firstReply, type ManagedServer, startManagedServer } from "./managed-server.ts";
+import { launchServer, makeTempDir, type RunningServer } from "./server-process.ts";
 
 /**
  * Where `bash infra/local/install-packages.sh` puts nats-server 2.10 (Debian's next release:
@@ -31,49 +30,20 @@ export interface StartNatsOptions {
   startTimeoutMs?: number;
 }
 
-export interface NatsHandle {
-  readonly host: string;
-  readonly port: number;
+export interface NatsHandle extends ManagedServer {
   /** nats://127.0.0.1:<port>, usable as `servers` for connect(). */
   readonly url: string;
-  readonly dir: string;
   /** JetStream store dir (`store_dir` in the config file). */
   readonly storeDir: string;
   /** The config file the server runs with (-c): JetStream with `sync_interval: always`. */
   readonly configFile: string;
-  readonly logFile: string;
-  readonly pid: number | undefined;
-  /** kill -9 the server. */
-  kill(): Promise<void>;
-  /** Start again on the same port and store dir and wait until it accepts clients. */
-  restart(): Promise<void>;
-  /** Clean shutdown (SIGTERM), then remove the temp dir. Idempotent. */
-  stop(): Promise<void>;
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** True once the server greets a TCP client with its INFO line (JetStream is enabled before that). */
-function natsSendsInfo(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host, port });
-    let received = "";
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error("no INFO within 1 s"));
-    }, 1000);
-    socket.on("data", (chunk) => {
-      received += chunk.toString("utf8");
-      if (!received.includes("\r\n")) return;
-      clearTimeout(timer);
-      socket.destroy();
-      if (received.startsWith("INFO ")) resolve(true);
-      else reject(new Error(`unexpected greeting ${received.slice(0, 80)}`));
-    });
-    socket.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-  });
+async function natsSendsInfo(host: string, port: number): Promise<boolean> {
+  const received = await firstReply(host, port, { timeoutMessage: "no INFO within 1 s" });
+  if (received.startsWith("INFO ")) return true;
+  throw new Error(`unexpected greeting ${received.slice(0, 80)}`);
 }
 
 const checkedServers = new Set<string>();
@@ -143,31 +113,14 @@ export async function startNats(options: StartNatsOptions = {}): Promise<NatsHan
       logFile,
     });
 
-  const ready = (server: RunningServer, port: number) =>
-    waitUntilReady(server, () => natsSendsInfo(host, port), {
-      name: "nats",
-      logFile,
-      timeoutMs: startTimeoutMs,
-    });
-
-  const managed = await startManagedServer({ name: "nats", host, temp, logFile, launch, ready });
-  const handle: NatsHandle = {
+  const managed = await startManagedServer({
+    name: "nats",
     host,
-    port: managed.port,
-    url: `nats://${host}:${managed.port}`,
-    dir: temp.path,
-    storeDir,
-    configFile,
+    temp,
     logFile,
-    get pid() {
-      return managed.pid();
-    },
-    kill: () => managed.kill(),
-    restart: () => managed.restart(),
-    stop: () => managed.stop(),
-    [Symbol.asyncDispose]() {
-      return managed.stop();
-    },
-  };
-  return handle;
+    launch,
+    probe: (port) => natsSendsInfo(host, port),
+    startTimeoutMs,
+  });
+  return Object.assign(managed, { url: `nats://${host}:${managed.port}`, storeDir, configFile });
 }

@@ -7,14 +7,13 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import pg from "pg";
 import { InfraStartError } from "./errors.ts";
-import { freePort } from "./free-port.ts";
+import { type ManagedServer, startManagedServer } from "./managed-server.ts";
 import {
   assertExecutable,
   childPids,
   describeExit,
   isRoot,
   launchServer,
-  logShowsPortInUse,
   makeTempDir,
   type RunAs,
   type RunningServer,
@@ -23,7 +22,6 @@ import {
   signalQuietly,
   terminate,
   waitUntilGone,
-  waitUntilReady,
 } from "./server-process.ts";
 
 export const defaultPostgresBinDir = `/usr/lib/postgresql/${process.env.CAIRN_PG_MAJOR ?? "15"}/bin`;
@@ -44,31 +42,18 @@ export interface DropDatabaseOptions {
   ifUnused?: boolean;
 }
 
-export interface PostgresHandle {
-  readonly host: string;
-  readonly port: number;
+/** kill() takes the postmaster and every backend down, as in a crash; stop() is a clean shutdown. */
+export interface PostgresHandle extends ManagedServer {
   /** Superuser, trust authentication: no password. */
   readonly user: string;
-  /** Temp dir holding everything below; removed by stop(). */
-  readonly dir: string;
   readonly dataDir: string;
   readonly socketDir: string;
-  readonly logFile: string;
-  /** Postmaster pid, undefined while killed or stopped. */
-  readonly pid: number | undefined;
   /** postgres://postgres@127.0.0.1:<port>/<dbName> (default database "postgres"). */
   url(dbName?: string): string;
   /** CREATE DATABASE (from template1; `CREATE EXTENSION vector` works in it); returns its URL. */
   createDatabase(name: string): Promise<string>;
   /** DROP DATABASE IF EXISTS; resolves false when skipped because of `ifUnused`. */
   dropDatabase(name: string, options?: DropDatabaseOptions): Promise<boolean>;
-  /** kill -9 the postmaster and every backend, as in a crash. Data dir and port are kept. */
-  kill(): Promise<void>;
-  /** Start again on the same port and data dir (after kill(), or a clean restart) and wait until ready. */
-  restart(): Promise<void>;
-  /** Clean shutdown, then remove the temp dir. Idempotent. */
-  stop(): Promise<void>;
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
 const databaseNamePattern = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -165,21 +150,14 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       env,
     });
 
-  const ready = (server: RunningServer, port: number) =>
-    waitUntilReady(
-      server,
-      () =>
-        withClient(urlFor(port, "postgres"), async (client) => {
-          await client.query("select 1");
-          return true;
-        }),
-      { name: "postgres", logFile, timeoutMs: startTimeoutMs },
-    );
+  const probe = (port: number) =>
+    withClient(urlFor(port, "postgres"), async (client) => {
+      await client.query("select 1");
+      return true;
+    });
 
-  let server: RunningServer | undefined;
-  let port = 0;
-  try {
-    const initdb = launchServer({
+  const initdb = async () => {
+    const exit = await launchServer({
       name: "initdb",
       command: initdbPath,
       args: [
@@ -199,27 +177,17 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       logFile,
       runAs,
       env,
-    });
-    const initExit = await initdb.exited;
-    if (initExit.code !== 0) {
+    }).exited;
+    if (exit.code !== 0) {
       throw new InfraStartError(
-        `initdb ${describeExit(initExit)}. Log ${logFile}, last lines:\n${await readLogTail(logFile)}`,
+        `initdb ${describeExit(exit)}. Log ${logFile}, last lines:\n${await readLogTail(logFile)}`,
         { logFile },
       );
     }
-    for (let attempt = 1; ; attempt += 1) {
-      port = await freePort(host);
-      server = launch(port);
-      try {
-        await ready(server, port);
-        break;
-      } catch (error) {
-        // Another process may have taken the port between freePort() and bind().
-        if (attempt < 5 && server.exitInfo() !== undefined && (await logShowsPortInUse(logFile))) continue;
-        throw error;
-      }
-    }
-    await withClient(urlFor(port, "postgres"), async (client) => {
+  };
+
+  const pgvectorWorks = (port: number) =>
+    withClient(urlFor(port, "postgres"), async (client) => {
       try {
         await client.query("begin");
         await client.query("create extension vector");
@@ -233,22 +201,10 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
         await client.query("rollback").catch(() => {});
       }
     });
-  } catch (error) {
-    if (server !== undefined) await terminate(server, "SIGQUIT", 2000);
-    await temp.remove();
-    throw error;
-  }
 
-  let state: "running" | "killed" | "stopped" = "running";
-  let stopping: Promise<void> | undefined;
-  const finalPort = port;
-  const admin = <T>(fn: (client: pg.Client) => Promise<T>) => withClient(urlFor(finalPort, "postgres"), fn);
-
-  const kill = async (): Promise<void> => {
-    if (state !== "running" || server === undefined) return;
-    const postmaster = server;
-    state = "killed";
-    // Freeze the postmaster so it cannot fork while its children are collected and killed.
+  // kill -9 of the postmaster and every backend. The postmaster is frozen first so that it
+  // cannot fork while its children are collected and killed.
+  const crash = async (postmaster: RunningServer): Promise<void> => {
     postmaster.holdEventLoop(true);
     signalQuietly(postmaster.pid, "SIGSTOP");
     const backends = childPids(postmaster.pid);
@@ -258,24 +214,35 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     await waitUntilGone(backends, 5000);
   };
 
-  const handle: PostgresHandle = {
+  const managed = await startManagedServer({
+    name: "postgres",
     host,
-    port: finalPort,
+    temp,
+    logFile,
+    launch,
+    probe,
+    startTimeoutMs,
+    prepare: initdb,
+    verify: pgvectorWorks,
+    stopSignal: "SIGINT",
+    abandon: (server) => terminate(server, "SIGQUIT", 2000),
+    crash,
+    afterKilled: () => removeOrphanedSharedMemory(dataDir),
+  });
+  const admin = <T>(fn: (client: pg.Client) => Promise<T>) =>
+    withClient(urlFor(managed.port, "postgres"), fn);
+
+  return Object.assign(managed, {
     user,
-    dir: temp.path,
     dataDir,
     socketDir,
-    logFile,
-    get pid() {
-      return state === "running" ? server?.pid : undefined;
-    },
-    url: (dbName = "postgres") => urlFor(finalPort, dbName),
-    async createDatabase(name) {
+    url: (dbName = "postgres") => urlFor(managed.port, dbName),
+    async createDatabase(name: string) {
       assertDatabaseName(name);
       await admin((client) => client.query(`create database "${name}"`));
-      return urlFor(finalPort, name);
+      return urlFor(managed.port, name);
     },
-    async dropDatabase(name, dropOptions = {}) {
+    async dropDatabase(name: string, dropOptions: DropDatabaseOptions = {}) {
       assertDatabaseName(name);
       return admin(async (client) => {
         if (dropOptions.ifUnused) {
@@ -289,26 +256,5 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
         return true;
       });
     },
-    kill,
-    async restart() {
-      if (state === "stopped") throw new Error("postgres: restart() after stop()");
-      if (state === "running" && server !== undefined) await terminate(server, "SIGINT", 10_000);
-      server = launch(finalPort);
-      state = "running";
-      await ready(server, finalPort);
-    },
-    stop() {
-      stopping ??= (async () => {
-        if (state === "running" && server !== undefined) await terminate(server, "SIGINT", 10_000);
-        if (state === "killed") await removeOrphanedSharedMemory(dataDir);
-        state = "stopped";
-        await temp.remove();
-      })();
-      return stopping;
-    },
-    [Symbol.asyncDispose]() {
-      return handle.stop();
-    },
-  };
-  return handle;
+  });
 }

@@ -1,15 +1,9 @@
 // A throwaway redis-server with the RediSearch module, on 127.0.0.1 at a free port. No
-// persistence unless `appendonly` is asked for (then writes survive kill() + restart()).
-import { connect } from "node:net";
+// persistence unless `appendonly` is asked for (then acknowledged writes survive kill() +
+// restart()); restart() waits until it answers PING; stop() is a clean shutdown (SIGTERM).
 import { join } from "node:path";
-import { startManagedServer } from "./managed-server.ts";
-import {
-  assertExecutable,
-  launchServer,
-  makeTempDir,
-  type RunningServer,
-  waitUntilReady,
-} from "./server-process.ts";
+import { firstReply, type ManagedServer, startManagedServer } from "./managed-server.ts";
+import { assertExecutable, launchServer, makeTempDir, type RunningServer } from "./server-process.ts";
 
 export const defaultRedisServerPath = "/usr/bin/redis-server";
 export const defaultRediSearchModulePath = "/usr/lib/redis/modules/redisearch.so";
@@ -26,46 +20,16 @@ export interface StartRedisOptions {
   startTimeoutMs?: number;
 }
 
-export interface RedisHandle {
-  readonly host: string;
-  readonly port: number;
+export interface RedisHandle extends ManagedServer {
   /** redis://127.0.0.1:<port> */
   readonly url: string;
-  readonly dir: string;
-  readonly logFile: string;
-  readonly pid: number | undefined;
-  /** kill -9 the server. With `appendonly`, acknowledged writes survive. */
-  kill(): Promise<void>;
-  /** Start again on the same port and dir and wait until it answers PING. */
-  restart(): Promise<void>;
-  /** SHUTDOWN-equivalent (SIGTERM), then remove the temp dir. Idempotent. */
-  stop(): Promise<void>;
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** True when the server answers PING with PONG (not LOADING or an error). */
-function redisAnswersPing(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host, port });
-    let received = "";
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error("PING timed out"));
-    }, 1000);
-    socket.on("connect", () => socket.write("PING\r\n"));
-    socket.on("data", (chunk) => {
-      received += chunk.toString("utf8");
-      if (!received.includes("\r\n")) return;
-      clearTimeout(timer);
-      socket.destroy();
-      if (received.startsWith("+PONG")) resolve(true);
-      else reject(new Error(`PING answered ${received.trim()}`));
-    });
-    socket.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-  });
+async function redisAnswersPing(host: string, port: number): Promise<boolean> {
+  const received = await firstReply(host, port, { send: "PING\r\n", timeoutMessage: "PING timed out" });
+  if (received.startsWith("+PONG")) return true;
+  throw new Error(`PING answered ${received.trim()}`);
 }
 
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisHandle> {
@@ -106,29 +70,14 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
       logFile,
     });
 
-  const ready = (server: RunningServer, port: number) =>
-    waitUntilReady(server, () => redisAnswersPing(host, port), {
-      name: "redis",
-      logFile,
-      timeoutMs: startTimeoutMs,
-    });
-
-  const managed = await startManagedServer({ name: "redis", host, temp, logFile, launch, ready });
-  const handle: RedisHandle = {
+  const managed = await startManagedServer({
+    name: "redis",
     host,
-    port: managed.port,
-    url: `redis://${host}:${managed.port}`,
-    dir: temp.path,
+    temp,
     logFile,
-    get pid() {
-      return managed.pid();
-    },
-    kill: () => managed.kill(),
-    restart: () => managed.restart(),
-    stop: () => managed.stop(),
-    [Symbol.asyncDispose]() {
-      return managed.stop();
-    },
-  };
-  return handle;
+    launch,
+    probe: (port) => redisAnswersPing(host, port),
+    startTimeoutMs,
+  });
+  return Object.assign(managed, { url: `redis://${host}:${managed.port}` });
 }

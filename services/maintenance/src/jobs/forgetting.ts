@@ -3,7 +3,7 @@
 // in emotion, attention and depth, and not recalled lately; each decision lists them with
 // their values. A memory with positive feedback or with depth above the bound is never
 // forgotten, whatever else holds. Without ranking's signals nothing is forgotten.
-import type { MaintenanceAction, MemorySignals } from "@cairn/contracts";
+import { type MaintenanceAction, type MemorySignals, noMemorySignals } from "@cairn/contracts";
 import type { MemoryCard } from "../view/memory-card.ts";
 import { ageDays, type Job, type JobResult, liveMemories, planThenApply, round } from "./job-context.ts";
 
@@ -23,17 +23,7 @@ export function decideForgetting(
 ): ForgetDecision {
   const age = ageDays(card.createdAt, now);
   if (age < params.minAgeDays) return { forget: false, kept: "young" };
-  const s = signals ?? {
-    useful: 0,
-    notUseful: 0,
-    recalls: 0,
-    lastRecalledAt: null,
-    reads: 0,
-    lastReadAt: null,
-    depth: 0,
-    attention: 0,
-    hotTopic: 0,
-  };
+  const s = signals ?? noMemorySignals;
   if (s.useful > 0) return { forget: false, kept: "positive feedback" };
   if (s.depth > params.maxDepth) return { forget: false, kept: "deep" };
   const emotion = Math.abs(card.sentiment);

@@ -1,5 +1,5 @@
 // The decisions of the jobs, on cards and signals made up for the purpose.
-import type { MemorySignals } from "@cairn/contracts";
+import { type MemorySignals, noMemorySignals } from "@cairn/contracts";
 import { eventLine, memoryRecord } from "@cairn/memory-model/testing";
 import { describe, expect, it } from "vitest";
 import { extractiveSummary } from "../summary/extractive-summary.ts";
@@ -48,19 +48,7 @@ function card(
   };
 }
 
-const signals = (s: Partial<MemorySignals> = {}): MemorySignals => ({
-  id: "x",
-  useful: 0,
-  notUseful: 0,
-  recalls: 0,
-  lastRecalledAt: null,
-  reads: 0,
-  lastReadAt: null,
-  depth: 0,
-  attention: 0,
-  hotTopic: 0,
-  ...s,
-});
+const signals = (s: Partial<MemorySignals> = {}): MemorySignals => ({ id: "x", ...noMemorySignals, ...s });
 
 const forgetParams = {
   minAgeDays: 30,

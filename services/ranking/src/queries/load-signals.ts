@@ -1,7 +1,6 @@
 // Reads the signals of a set of memories from the signals read model, in few round trips.
 
 import { depthAt } from "../projections/signals/signal-math.ts";
-import type { LexicalStats } from "../rerank/lexical-relevance.ts";
 import { termHeat } from "../rerank/ranking-factors.ts";
 import type { CandidateSignals } from "../rerank/rerank-candidates.ts";
 import type { RequestContext } from "./ranking-context.ts";
@@ -62,25 +61,4 @@ export async function loadSignals(
     });
   });
   return out;
-}
-
-/** The tenant's live-memory count, average length and the document frequency of `terms`. */
-export async function loadLexicalStats(
-  ctx: RequestContext,
-  tenant: string,
-  terms: string[],
-): Promise<LexicalStats> {
-  const paths = ctx.layout.signals(tenant);
-  const [live, total, frequencies] = await Promise.all([
-    ctx.redis.get(paths.liveCount),
-    ctx.redis.get(paths.totalLength),
-    terms.length > 0 ? ctx.redis.hmget(paths.documentFrequency, ...terms) : Promise.resolve([]),
-  ]);
-  const documents = Math.max(0, Number(live ?? 0));
-  const documentFrequency = new Map<string, number>();
-  terms.forEach((term, i) => {
-    const df = frequencies[i];
-    if (df != null) documentFrequency.set(term, Number(df));
-  });
-  return { documents, averageLength: documents > 0 ? Number(total ?? 0) / documents : 0, documentFrequency };
 }

@@ -13,8 +13,7 @@ import {
 import { matchesBySimilarity } from "@cairn/memory-model";
 import type { z } from "zod";
 import { type KeyRecord, keyForms, resolveKey } from "../projections/keys/keys-projection.ts";
-import { isLive, isVisibleTo, type MemoryCard } from "../projections/memory-card/memory-card.ts";
-import { readCard } from "../projections/signals/signals-projection.ts";
+import { isLive, isVisibleTo, type MemoryCard, readCard } from "../projections/memory-card/memory-card.ts";
 import { labelGrams, labelSimilarity, similarityForms, trigrams, words } from "../text/analyze-text.ts";
 import { describeKey, keyedMemories, liveMemoryCount, visibleLinks } from "./key-listing.ts";
 import { type RequestContext, waitForPosition } from "./ranking-context.ts";

@@ -4,10 +4,9 @@ import type { z } from "zod";
 import { skipReason } from "../expansion/skip-rules.ts";
 import { distinctTerms } from "../projections/memory-card/memory-card.ts";
 import { readTenantSettings } from "../projections/signals/signals-projection.ts";
-import { queryWeights } from "../rerank/lexical-relevance.ts";
 import { rerankCandidates } from "../rerank/rerank-candidates.ts";
-import { scoringTerms, topicTerms } from "../text/analyze-text.ts";
-import { loadLexicalStats, loadSignals } from "./load-signals.ts";
+import { scoringTerms } from "../text/analyze-text.ts";
+import { loadSignals } from "./load-signals.ts";
 import { type RequestContext, waitForPosition } from "./ranking-context.ts";
 
 const tracer = getTracer("@cairn/ranking");
@@ -55,19 +54,9 @@ async function rerank(
     // Heat needs only the leading terms; this keeps one request small for 200 long candidates.
     terms: distinctTerms(scoringTerms(c.document.title, c.document.content), 64),
   }));
-  const query = queryWeights(topicTerms(request.query), request.expansions.flatMap(topicTerms));
-  const [signals, stats] = await Promise.all([
-    loadSignals(ctx, tenant, memories),
-    loadLexicalStats(
-      ctx,
-      tenant,
-      query.map((q) => q.term),
-    ),
-  ]);
+  const signals = await loadSignals(ctx, tenant, memories);
   const results = rerankCandidates({
     candidates: request.candidates,
-    query,
-    stats,
     signals,
     weights: { ...defaultRankingWeights, ...settings.rankingWeights },
     now,

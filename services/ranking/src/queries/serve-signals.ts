@@ -1,7 +1,6 @@
 import type { SignalsReply, SignalsRequestSchema } from "@cairn/contracts";
 import type { z } from "zod";
-import { isVisibleTo } from "../projections/memory-card/memory-card.ts";
-import { readCard } from "../projections/signals/signals-projection.ts";
+import { isVisibleTo, readCard } from "../projections/memory-card/memory-card.ts";
 import { loadSignals } from "./load-signals.ts";
 import { type RequestContext, waitForPosition } from "./ranking-context.ts";
 

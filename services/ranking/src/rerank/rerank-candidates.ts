@@ -1,15 +1,15 @@
 // Re-ranking, pure: candidates and their signals in, the top k with a score that is the
 // product of named factors out.
-import type {
-  Candidate,
-  MemorySignals,
-  RankedResult,
-  RankingFactors,
-  RankingWeights,
+import {
+  type Candidate,
+  type MemorySignals,
+  noMemorySignals,
+  type RankedResult,
+  type RankingFactors,
+  type RankingWeights,
 } from "@cairn/contracts";
 import { scoringTerms } from "../text/analyze-text.ts";
 import { diversify } from "./diversify.ts";
-import { bm25Score, type LexicalStats, relevanceOf, type WeightedTerm } from "./lexical-relevance.ts";
 import {
   ageInDays,
   boostFactor,
@@ -18,26 +18,12 @@ import {
   feedbackFactor,
   sentimentFactor,
 } from "./ranking-factors.ts";
+import { relevanceOf } from "./relevance.ts";
 
 export type CandidateSignals = Omit<MemorySignals, "id">;
 
-export const noSignals: CandidateSignals = {
-  useful: 0,
-  notUseful: 0,
-  recalls: 0,
-  lastRecalledAt: null,
-  reads: 0,
-  lastReadAt: null,
-  depth: 0,
-  attention: 0,
-  hotTopic: 0,
-};
-
 export type RerankInput = {
   candidates: Candidate[];
-  /** The query's (and expansions') weighted terms and the tenant's statistics, for relevance. */
-  query: WeightedTerm[];
-  stats: LexicalStats;
   signals: Map<string, CandidateSignals>;
   weights: RankingWeights & { decay?: number | undefined };
   now: Date;
@@ -92,10 +78,9 @@ export function product(factors: Omit<RankingFactors, "diversity">): number {
 
 export function rerankCandidates(input: RerankInput): RankedResult[] {
   const documentTerms = input.candidates.map((c) => scoringTerms(c.document.title, c.document.content));
-  const lexical = documentTerms.map((terms) => bm25Score(input.query, terms, input.stats));
-  const parts = relevanceOf(input.candidates, lexical);
+  const parts = relevanceOf(input.candidates);
   const scored = input.candidates.map((candidate, i) => {
-    const signals = input.signals.get(candidate.id) ?? noSignals;
+    const signals = input.signals.get(candidate.id) ?? noMemorySignals;
     const relevance = parts[i] ?? { relevance: 0, lexical: 0, vector: 0 };
     const factors = factorsOf(candidate, relevance.relevance, signals, input.weights, input.now);
     return {

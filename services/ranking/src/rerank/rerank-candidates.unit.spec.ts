@@ -1,10 +1,10 @@
 import type { Candidate, MemoryDocument } from "@cairn/contracts";
-import { defaultRankingWeights } from "@cairn/contracts";
+import { defaultRankingWeights, noMemorySignals } from "@cairn/contracts";
+import { memoryDocument } from "@cairn/memory-model/testing";
 import { describe, expect, it } from "vitest";
-import { topicTerms } from "../text/analyze-text.ts";
 import { diversify, diversityFactor } from "./diversify.ts";
-import { queryWeights, relevanceOf } from "./lexical-relevance.ts";
-import { noSignals, rerankCandidates } from "./rerank-candidates.ts";
+import { relevanceOf } from "./relevance.ts";
+import { type RerankInput, rerankCandidates } from "./rerank-candidates.ts";
 
 const now = new Date("2025-06-01T00:00:00Z");
 
@@ -14,61 +14,39 @@ function candidate(
   fused: number,
   extra: Partial<MemoryDocument> = {},
 ): Candidate {
-  const document: MemoryDocument = {
+  const at = now.toISOString();
+  const document = memoryDocument({
     id,
-    tier: "memory",
-    status: "active",
     slot: `slot-${id}`,
-    kind: "note",
     content,
-    title: "",
-    tags: [],
-    aliases: [],
-    keys: [],
-    entities: [],
-    links: [],
-    sentiment: 0,
-    scope: "team",
-    tenant: "t",
-    agent: "a",
-    project: null,
-    source: null,
-    validFrom: null,
-    invalidAt: null,
-    verifiedAt: null,
-    supersedes: null,
-    supersededBy: null,
-    promotedTo: null,
-    promotedFrom: null,
-    version: 1,
-    contentHash: id,
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
+    createdAt: at,
+    updatedAt: at,
     ...extra,
-  };
+  });
   return { id, document, lexical: { rank: 1, score: fused }, vector: null, fused };
 }
 
-const noQuery = { query: [], stats: { documents: 0, averageLength: 0, documentFrequency: new Map() } };
+/** Re-ranks without a query or signals, with the default weights, unless `input` gives them. */
+function rerank(candidates: Candidate[], input: Partial<RerankInput> & Pick<RerankInput, "k" | "explain">) {
+  return rerankCandidates({
+    candidates,
+    signals: new Map(),
+    weights: defaultRankingWeights,
+    now,
+    ...input,
+  });
+}
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
 
+/** Candidates `uuid(1)`, `uuid(2)`, … of these contents and fused scores. */
+const inOrder = (...entries: [content: string, fused: number][]) =>
+  entries.map(([content, fused], i) => candidate(uuid(i + 1), content, fused));
+
 describe("rerankCandidates", () => {
   it("keeps retrieval order when no signal differs, and explains every factor", () => {
-    const candidates = [
-      candidate(uuid(1), "alpha beta", 0.03),
-      candidate(uuid(2), "gamma delta", 0.02),
-      candidate(uuid(3), "epsilon zeta", 0.01),
-    ];
-    const results = rerankCandidates({
-      ...noQuery,
-      candidates,
-      signals: new Map(),
-      weights: defaultRankingWeights,
-      now,
-      k: 10,
-      explain: true,
-    });
+    const candidates = inOrder(["alpha beta", 0.03], ["gamma delta", 0.02], ["epsilon zeta", 0.01]);
+    const results = rerank(candidates, { k: 10, explain: true });
     expect(results.map((r) => r.id)).toEqual([uuid(1), uuid(2), uuid(3)]);
     expect(results[0]?.factors).toEqual({
       relevance: 1,
@@ -84,13 +62,9 @@ describe("rerankCandidates", () => {
   });
 
   it("lets useful feedback lift a slightly less relevant memory", () => {
-    const candidates = [candidate(uuid(1), "alpha", 0.031), candidate(uuid(2), "beta", 0.03)];
-    const results = rerankCandidates({
-      ...noQuery,
-      candidates,
-      signals: new Map([[uuid(2), { ...noSignals, useful: 2 }]]),
-      weights: defaultRankingWeights,
-      now,
+    const candidates = inOrder(["alpha", 0.031], ["beta", 0.03]);
+    const results = rerank(candidates, {
+      signals: new Map([[uuid(2), { ...noMemorySignals, useful: 2 }]]),
       k: 2,
       explain: false,
     });
@@ -101,24 +75,17 @@ describe("rerankCandidates", () => {
   it("prefers the fresher of two equally relevant memories, unless decay is off", () => {
     const old = candidate(uuid(1), "alpha", 0.03, { updatedAt: "2025-01-01T00:00:00Z" });
     const fresh = candidate(uuid(2), "beta", 0.03, { updatedAt: "2025-05-30T00:00:00Z" });
-    const input = { ...noQuery, candidates: [old, fresh], signals: new Map(), now, k: 2, explain: false };
-    expect(rerankCandidates({ ...input, weights: defaultRankingWeights }).map((r) => r.id)).toEqual([
-      uuid(2),
-      uuid(1),
-    ]);
+    const input = { k: 2, explain: false };
+    expect(rerank([old, fresh], input).map((r) => r.id)).toEqual([uuid(2), uuid(1)]);
     const off = { ...defaultRankingWeights, decay: 1 };
-    expect(rerankCandidates({ ...input, weights: off }).map((r) => r.id)).toEqual([uuid(1), uuid(2)]);
+    expect(rerank([old, fresh], { ...input, weights: off }).map((r) => r.id)).toEqual([uuid(1), uuid(2)]);
   });
 
   it("counts a recent deliberate read as freshness", () => {
     const read = candidate(uuid(1), "alpha", 0.03, { updatedAt: "2025-01-01T00:00:00Z" });
     const other = candidate(uuid(2), "beta", 0.03, { updatedAt: "2025-03-01T00:00:00Z" });
-    const results = rerankCandidates({
-      ...noQuery,
-      candidates: [read, other],
-      signals: new Map([[uuid(1), { ...noSignals, reads: 1, lastReadAt: "2025-05-31T00:00:00Z" }]]),
-      weights: defaultRankingWeights,
-      now,
+    const results = rerank([read, other], {
+      signals: new Map([[uuid(1), { ...noMemorySignals, reads: 1, lastReadAt: "2025-05-31T00:00:00Z" }]]),
       k: 2,
       explain: true,
     });
@@ -126,64 +93,41 @@ describe("rerankCandidates", () => {
   });
 
   it("does not let near-duplicates fill the list", () => {
-    const candidates = [
-      candidate(uuid(1), "deploy the api with blue green switch on friday", 0.033),
-      candidate(uuid(2), "deploy the api with blue green switch on friday", 0.032),
-      candidate(uuid(3), "database migrations run before the deploy", 0.031),
-    ];
-    const results = rerankCandidates({
-      ...noQuery,
-      candidates,
-      signals: new Map(),
-      weights: defaultRankingWeights,
-      now,
-      k: 2,
-      explain: true,
-    });
+    const candidates = inOrder(
+      ["deploy the api with blue green switch on friday", 0.033],
+      ["deploy the api with blue green switch on friday", 0.032],
+      ["database migrations run before the deploy", 0.031],
+    );
+    const results = rerank(candidates, { k: 2, explain: true });
     expect(results.map((r) => r.id)).toEqual([uuid(1), uuid(3)]);
   });
 });
 
 describe("relevance", () => {
-  it("re-scores lexically (stemmed BM25) and fuses with vector similarity", () => {
-    const a = candidate(uuid(1), "We moved the staging database to a new host", 0.033);
-    const b = candidate(uuid(2), "Staging databases are rebuilt weekly", 0.032);
-    const c = candidate(uuid(3), "Lunch is at noon", 0.031);
-    const stats = {
-      documents: 100,
-      averageLength: 5,
-      documentFrequency: new Map([
-        ["stage", 5],
-        ["databas", 10],
-        ["rebuilt", 2],
-      ]),
+  it("starts from search's fused relevance, relative to the best, and explains each retriever's part", () => {
+    const a = {
+      ...candidate(uuid(1), "We moved the staging database", 0.4),
+      vector: { rank: 1, score: 0.8 },
     };
-    const query = queryWeights(topicTerms("when are the staging databases rebuilt?"), []);
-    const results = rerankCandidates({
-      candidates: [a, b, c],
-      query,
-      stats,
-      signals: new Map(),
+    const b = {
+      ...candidate(uuid(2), "Staging databases are rebuilt weekly", 0.8),
+      lexical: { rank: 1, score: 9 },
+    };
+    const c = { ...candidate(uuid(3), "Lunch is at noon", 0.1), lexical: null };
+    const results = rerank([a, b, c], {
       weights: { ...defaultRankingWeights, sentiment: 1, hotTopic: 1, attention: 1, depth: 1, decay: 1 },
-      now,
       k: 3,
       explain: true,
     });
     expect(results.map((r) => r.id)).toEqual([uuid(2), uuid(1), uuid(3)]);
+    expect(results.map((r) => r.factors?.relevance)).toEqual([1, 0.5, 0.125]);
     expect(results[0]?.relevance).toEqual({ lexical: 1, vector: 0 });
-    expect(results[2]?.factors?.relevance).toBe(0);
+    expect(results[1]?.relevance?.vector).toBe(1);
   });
 
-  it("gives expansion terms half the weight of the query's own", () => {
-    expect(queryWeights(["python"], ["django", "python"])).toEqual([
-      { term: "django", weight: 0.5 },
-      { term: "python", weight: 1 },
-    ]);
-  });
-
-  it("falls back to the fused score when no part scores", () => {
-    const parts = relevanceOf([candidate(uuid(1), "a", 0.02), candidate(uuid(2), "b", 0.01)], [0, 0]);
-    expect(parts.map((p) => p.relevance)).toEqual([1, 0.5]);
+  it("takes every candidate as relevant when nothing was scored (a listing)", () => {
+    const parts = relevanceOf([candidate(uuid(1), "a", 0), candidate(uuid(2), "b", 0)]);
+    expect(parts.map((p) => p.relevance)).toEqual([1, 1]);
   });
 });
 

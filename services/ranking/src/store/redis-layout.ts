@@ -25,9 +25,6 @@ export function signalsLayout(generationPrefix: string) {
       entityCounts: `${t}entities`,
       entityLabels: `${t}entity-labels`,
       liveCount: `${t}live`,
-      /** Document frequency of each scoring term over live memories, and their total length. */
-      documentFrequency: `${t}df`,
-      totalLength: `${t}length`,
       settings: `${t}settings`,
     };
   };

@@ -1,47 +1,14 @@
-// Text analysis shared by the ranking projections and queries: words, stop words, stems,
-// label normalisation and character trigrams. Deterministic, so a replay of the log
-// derives the same terms, keys and co-occurrences as the live projection did.
-import { stemmer } from "stemmer";
+// Text analysis of the ranking projections and queries: terms come from @cairn/text-analysis
+// (the analysis search indexes with); label normalisation, trigrams and similarity are
+// ranking's own. Deterministic, so a replay of the log derives the same terms, keys and
+// co-occurrences as the live projection did.
+import { analyzeText, memoryTerms, stem, words } from "@cairn/text-analysis";
 
-/** English function words; terms made of them carry no topic. */
-export const stopWords = new Set(
-  `a about above after again against all also am an and any are as at be because been before being below between
-both but by can could did do does doing done down during each even ever few for from further get got had has
-have having he her here hers herself him himself his how i if in into is it its itself just let like me might
-more most much must my myself no nor not now of off on once one only or other our ours ourselves out over own
-really same shall she should so some such than that the their theirs them themselves then there these they this
-those through to too under until up upon us very was we were what when where which while who whom whose why will
-with would yet you your yours yourself yourselves`.split(/\s+/),
-);
+export { stem, words };
 
-// Han, Hiragana, Katakana and Hangul are written without spaces between words.
-const unspaced = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-
-/** Lowercased words (letters and digits), possessive `'s` dropped. */
-export function words(text: string): string[] {
-  return (
-    text
-      .normalize("NFKC")
-      .toLowerCase()
-      .replace(/['’]s\b/g, "")
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  );
-}
-
-/** The stem of one lowercased word; words of unspaced scripts and numbers stay as they are. */
-export function stem(word: string): string {
-  if (unspaced.test(word) || /^\p{N}+$/u.test(word)) return word;
-  return stemmer(word);
-}
-
-/** Topic terms of a text: stems of the words that are not stop words (at least 2 characters). */
+/** Topic terms of a text: the shared analysis (Snowball stems, English stop words out). */
 export function topicTerms(text: string): string[] {
-  const out: string[] = [];
-  for (const w of words(text)) {
-    if (stopWords.has(w) || (w.length < 2 && !unspaced.test(w))) continue;
-    out.push(stem(w));
-  }
-  return out;
+  return analyzeText(text);
 }
 
 /**
@@ -94,14 +61,7 @@ export function labelSimilarity(a: string[], b: string[]): number {
   return best;
 }
 
-/**
- * The topic terms a memory is scored on: its content's, with the title's in front unless
- * the title is just the content's beginning (ingest derives it from the first line), so a
- * derived title does not count its words twice.
- */
+/** The terms a memory is scored on (its title's only when not the start of its content). */
 export function scoringTerms(title: string, content: string): string[] {
-  const body = topicTerms(content);
-  const head = topicTerms(title);
-  const isPrefix = head.length <= body.length && head.every((t, i) => body[i] === t);
-  return isPrefix ? body : [...head, ...body];
+  return memoryTerms({ title, content });
 }

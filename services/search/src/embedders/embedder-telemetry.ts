@@ -56,6 +56,8 @@ export function withEmbedderTelemetry(embedder: Embedder, use: EmbeddingUse): Em
   texts.add(0, labels);
   return {
     model: embedder.model,
+    fusionWeight: embedder.fusionWeight,
+    closeSimilarity: embedder.closeSimilarity,
     dimensions: () => embedder.dimensions(),
     embed(input, options) {
       const started = performance.now();

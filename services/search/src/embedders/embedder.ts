@@ -4,6 +4,16 @@
  */
 export type Embedder = {
   readonly model: string;
+  /**
+   * How much a hybrid search trusts this embedder: the weight of the vector part in the fused
+   * relevance (0..1; the lexical part has the rest). A tenant's setting overrides it.
+   */
+  readonly fusionWeight: number;
+  /**
+   * A cosine similarity at which a memory is taken as relevant whatever its words (a
+   * paraphrase, a typo): below the relevance floor, such a memory is still returned.
+   */
+  readonly closeSimilarity: number;
   /** The vector dimension (a remote model's is learnt from its first reply). */
   dimensions(): Promise<number>;
   /**

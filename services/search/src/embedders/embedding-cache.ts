@@ -27,6 +27,8 @@ export function withEmbeddingCache(embedder: Embedder, options: EmbeddingCacheOp
 
   return {
     model: embedder.model,
+    fusionWeight: embedder.fusionWeight,
+    closeSimilarity: embedder.closeSimilarity,
     dimensions: () => embedder.dimensions(),
     async embed(texts, embedOptions = {}) {
       const owners = embedOptions.owners;

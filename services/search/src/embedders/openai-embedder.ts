@@ -21,8 +21,18 @@ export type OpenAiEmbedderOptions = {
   timeoutMs?: number;
   /** Longer inputs are cut (most endpoints refuse inputs over their context). */
   maxInputChars?: number;
+  /** The vector part's weight in hybrid relevance (default `remoteFusionWeight`). */
+  fusionWeight?: number | undefined;
+  /** Similarity taken as relevant whatever the words (default `remoteCloseSimilarity`). */
+  closeSimilarity?: number | undefined;
   fetch?: typeof fetch;
 };
+
+/** A trained embedding model shares hybrid relevance equally with BM25 unless told otherwise. */
+export const remoteFusionWeight = 0.5;
+
+/** Trained models put unrelated texts near 0.1-0.2 and paraphrases above 0.5. */
+export const remoteCloseSimilarity = 0.5;
 
 type EmbeddingsReply = { data?: { index?: number; embedding?: unknown }[] };
 
@@ -143,6 +153,8 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
   const model = `openai:${options.model}${options.dimensions === undefined ? "" : `:${options.dimensions}`}`;
   return {
     model,
+    fusionWeight: options.fusionWeight ?? remoteFusionWeight,
+    closeSimilarity: options.closeSimilarity ?? remoteCloseSimilarity,
     async dimensions() {
       if (learnt === undefined) await requestWithRetries(["dimension probe"]);
       return learnt as number;

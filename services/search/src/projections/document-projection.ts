@@ -60,6 +60,8 @@ export type ReprojectOutcome = {
 
 export type DocumentProjectionOptions = {
   name: ProjectionName;
+  /** See `Projection.version`. */
+  version?: string;
   store: DocumentStore;
   log: Pick<EventStore, "readStreams">;
   sealRing: SealRing;
@@ -107,6 +109,7 @@ export function createDocumentProjection(options: DocumentProjectionOptions): Do
 
   const projection: DocumentProjection = {
     name: options.name,
+    ...(options.version === undefined ? {} : { version: options.version }),
     handles: searchHandles,
     readsText: true,
     generations: store.generations,

@@ -1,7 +1,7 @@
 // Folding a batch of decoded events into the changes both search read models write: memory
 // documents (the one memory model's fold) and tenants' synonym tables. Shared by live
 // projection, rebuild and repair, so all three build exactly the same documents.
-import type { DecodedEvent, EventType, MemoryDocument } from "@cairn/contracts";
+import type { DecodedEvent, EventType, MemoryDocument, RetrievalSettings } from "@cairn/contracts";
 import {
   evolveMemoryDocument,
   isMemoryEvent,
@@ -11,7 +11,7 @@ import {
 } from "@cairn/memory-model";
 import type { RefusedEvent } from "@cairn/projection-runtime";
 
-/** What search's read models apply: every memory event, and tenant settings (for synonyms). */
+/** What search's read models apply: every memory event, and tenant settings (synonyms, retrieval). */
 export const searchHandles: ReadonlySet<EventType> = new Set<EventType>([
   ...memoryEventTypes,
   "tenant.settings_changed",
@@ -20,8 +20,12 @@ export const searchHandles: ReadonlySet<EventType> = new Set<EventType>([
 export type DocumentFold = {
   /** Documents changed by the batch, in their final state. */
   documents: Map<string, MemoryDocument>;
+  /** What those documents were before the batch (absent: they did not exist). */
+  previous: Map<string, MemoryDocument>;
   /** Synonym tables changed by the batch, per tenant. */
   synonyms: Map<string, string[][]>;
+  /** Retrieval settings changed by the batch, per tenant. */
+  retrieval: Map<string, RetrievalSettings>;
   refused: RefusedEvent[];
 };
 
@@ -46,7 +50,9 @@ export function foldMemoryDocuments(
 ): DocumentFold {
   const working = new Map(current);
   const documents = new Map<string, MemoryDocument>();
+  const previous = new Map<string, MemoryDocument>();
   const synonyms = new Map<string, string[][]>();
+  const retrieval = new Map<string, RetrievalSettings>();
   const refused: RefusedEvent[] = [];
   for (const event of events) {
     if (isMemoryEvent(event)) {
@@ -61,15 +67,18 @@ export function foldMemoryDocuments(
       }
       try {
         const next = evolveMemoryDocument(working.get(id) ?? null, event);
+        const before = current.get(id);
+        if (before && !documents.has(id)) previous.set(id, before);
         working.set(id, next);
         documents.set(id, next);
       } catch (error) {
         if (!isMemoryFoldError(error)) throw error;
         refused.push({ event, reason: "cannot_apply", error: error.message });
       }
-    } else if (event.type === "tenant.settings_changed" && event.data.synonyms !== undefined) {
-      synonyms.set(event.meta.tenant, event.data.synonyms);
+    } else if (event.type === "tenant.settings_changed") {
+      if (event.data.synonyms !== undefined) synonyms.set(event.meta.tenant, event.data.synonyms);
+      if (event.data.retrieval !== undefined) retrieval.set(event.meta.tenant, event.data.retrieval);
     }
   }
-  return { documents, synonyms, refused };
+  return { documents, previous, synonyms, retrieval, refused };
 }

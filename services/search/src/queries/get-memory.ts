@@ -14,7 +14,8 @@ import {
 import { canSee } from "@cairn/memory-model";
 import { waitForPosition } from "@cairn/projection-runtime";
 import type { z } from "zod";
-import { tagClause } from "../projections/lexical/text-analysis.ts";
+import { episodeOrder } from "../projections/lexical/lexical-index.ts";
+import { tagClause } from "../projections/lexical/query-syntax.ts";
 import { documentAsOf, resolveAsOf } from "./as-of.ts";
 import { foldFromLog, type LogSources } from "./fold-from-log.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
@@ -124,8 +125,26 @@ async function readOnce(
     document,
     links: [...linked.values()].map(toRef),
     backlinks: backlinks.map(toRef),
+    ...(document.episode ? { neighbours: await neighboursOf(models, g, document, principal) } : {}),
     position,
   };
+}
+
+/** The visible memories just before and just after a memory in its episode. */
+async function neighboursOf(
+  models: ReadModels,
+  g: number,
+  document: MemoryDocument,
+  principal: ParsedGetMemoryRequest["principal"],
+) {
+  const found = (await models.lexical.episodeNeighbours(g, [document], [lexicalVisibility(principal)])).get(
+    document.id,
+  );
+  const order = episodeOrder(document);
+  const visible = (found ?? []).filter((d) => canSee(d, principal));
+  const previous = visible.find((d) => episodeOrder(d) < order);
+  const next = visible.find((d) => episodeOrder(d) > order);
+  return { previous: previous ? toRef(previous) : null, next: next ? toRef(next) : null };
 }
 
 /**

@@ -1,12 +1,20 @@
 // The text part of a lexical query: the union of the query's terms, the caller's expansions
-// and the synonyms the tenant declared for any of them. BM25 ranks the union. Every term is
-// made of letters, digits, `_` and non-ASCII characters only (see text-analysis.ts), and a
-// multi-word alternative is an intersection of such terms: user text never reaches the syntax.
-import { queryTerms } from "../projections/lexical/text-analysis.ts";
+// and the synonyms the tenant declared for any of them, for the index's `terms` field. BM25
+// ranks the union. Every term comes from @cairn/text-analysis (the analysis the index was
+// built with) and is made of letters and digits only, and a multi-word alternative is an
+// intersection of such terms: user text never reaches the syntax.
+import { analyzeText, type WeightedTerm, weightedQuery } from "@cairn/text-analysis";
+
+/** A query's distinct terms, in order, at most `max`. */
+function queryTerms(text: string, max = 64): string[] {
+  return [...new Set(analyzeText(text))].slice(0, max);
+}
 
 export type LexicalText = {
   /** `(a|b|(c d))`, or null when the text has no searchable term. */
   clause: string | null;
+  /** What BM25 scores: the query's own terms, and the expansions' and synonyms' at their weight. */
+  weighted: WeightedTerm[];
   /** Synonyms added because a query term matched a group. */
   synonymsApplied: string[];
 };
@@ -30,14 +38,6 @@ export function synonymsFor(terms: readonly string[], groups: readonly string[][
   return [...new Set(added)];
 }
 
-/**
- * A term as the query parser must see it: `_` is escaped (a lone `_` is a syntax error in
- * RediSearch 1.x, and `\_` matches the same indexed token).
- */
-function queryTerm(term: string): string {
-  return term.replaceAll("_", "\\_");
-}
-
 export function lexicalText(
   query: string,
   expansions: readonly string[],
@@ -45,12 +45,15 @@ export function lexicalText(
 ): LexicalText {
   const terms = queryTerms(query);
   const synonymsApplied = synonymsFor(terms, synonymGroups);
-  const alternatives = new Set<string>(terms.map(queryTerm));
+  const alternatives = new Set<string>(terms);
+  const extraTerms: string[] = [];
   for (const extra of [...expansions, ...synonymsApplied]) {
-    const words = queryTerms(extra, 8).map(queryTerm);
+    const words = queryTerms(extra, 8);
+    extraTerms.push(...words);
     if (words.length === 1) alternatives.add(words[0] as string);
     else if (words.length > 1) alternatives.add(`(${words.join(" ")})`);
   }
-  if (alternatives.size === 0) return { clause: null, synonymsApplied };
-  return { clause: `(${[...alternatives].join("|")})`, synonymsApplied };
+  const weighted = weightedQuery(terms, extraTerms);
+  if (alternatives.size === 0) return { clause: null, weighted, synonymsApplied };
+  return { clause: `(${[...alternatives].join("|")})`, weighted, synonymsApplied };
 }

@@ -1,20 +1,29 @@
+import { analyzeText } from "@cairn/text-analysis";
 import { describe, expect, test } from "vitest";
 import { lexicalText, synonymsFor } from "./lexical-query.ts";
 
 describe("lexicalText", () => {
-  test("is the union of the query's terms and the caller's expansions", () => {
-    expect(lexicalText("deploy the API", ["kubernetes cluster", "db"], [])).toEqual({
-      clause: "(deploy|the|api|(kubernetes cluster)|db)",
+  test("is the union of the query's analysed terms and the caller's expansions", () => {
+    expect(lexicalText("deploying the API", ["kubernetes clusters", "db"], [])).toEqual({
+      clause: "(deploy|api|(kubernet cluster)|db)",
+      weighted: [
+        { term: "kubernet", weight: 0.5 },
+        { term: "cluster", weight: 0.5 },
+        { term: "db", weight: 0.5 },
+        { term: "deploy", weight: 1 },
+        { term: "api", weight: 1 },
+      ],
       synonymsApplied: [],
     });
   });
 
-  test("underscores are escaped (a lone `_` is a syntax error in RediSearch 1.x)", () => {
-    expect(lexicalText("_ foo_bar", [], []).clause).toBe("(\\_|foo\\_bar)");
+  test("punctuation and underscores split words and never reach the syntax", () => {
+    expect(lexicalText("_ foo_bar @tenant:{x1}", [], []).clause).toBe("(foo|bar|tenant|x1)");
   });
 
   test("a query without a searchable term has no lexical clause", () => {
     expect(lexicalText("*** ??? ---", [], []).clause).toBeNull();
+    expect(lexicalText("what is it?", [], []).clause).toBeNull();
   });
 
   test("adds the other members of a synonym group that the query mentions (words or phrases)", () => {
@@ -23,10 +32,10 @@ describe("lexicalText", () => {
       ["postgres", "pg", "postgresql database"],
       ["unrelated", "other"],
     ];
-    expect(synonymsFor(["upgrade", "k8s"], groups)).toEqual(["kubernetes"]);
-    expect(synonymsFor(["postgresql", "database", "tuning"], groups)).toEqual(["postgres", "pg"]);
-    expect(lexicalText("pg tuning", [], groups)).toEqual({
-      clause: "(pg|tuning|postgres|(postgresql database))",
+    expect(synonymsFor(analyzeText("upgrade k8s"), groups)).toEqual(["kubernetes"]);
+    expect(synonymsFor(analyzeText("postgresql databases tuning"), groups)).toEqual(["postgres", "pg"]);
+    expect(lexicalText("pg tuning", [], groups)).toMatchObject({
+      clause: "(pg|tune|postgr|(postgresql databas))",
       synonymsApplied: ["postgres", "postgresql database"],
     });
   });

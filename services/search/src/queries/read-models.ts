@@ -18,6 +18,8 @@ export type ReadModels = {
   queryEmbedder: Embedder;
   /** Wait for `afterPosition` when the request does not say how long. */
   defaultWaitMs: number;
+  /** Matches the lexical stage scores exactly (RediSearch's own order only chooses them). */
+  lexicalPool: number;
   now: () => number;
   logger: Logger;
   /** The projections' checkpoints, and progress of those this process runs. */
@@ -46,6 +48,8 @@ export function withQueryCache(embedder: Embedder, entries = 1000): Embedder {
   embeddingCacheMetrics.start(embedder.model, ["query"]);
   return {
     model: embedder.model,
+    fusionWeight: embedder.fusionWeight,
+    closeSimilarity: embedder.closeSimilarity,
     dimensions: () => embedder.dimensions(),
     async embed(texts) {
       const missing = [...new Set(texts.filter((t) => !cache.has(t)))];

@@ -1,6 +1,10 @@
-// `cairn.search.candidates`: lexical (BM25), vector (KNN) or hybrid (Reciprocal Rank Fusion)
-// candidates, filtered by what the principal may see, each with its per-retriever rank and
-// score so ranking can explain them.
+// `cairn.search.candidates`: lexical (BM25), vector (KNN) or hybrid (score fusion) candidates,
+// filtered by what the principal may see, each with its per-retriever rank and score so
+// ranking can explain them.
+//
+// The lexical stage asks RediSearch for a pool of matches and scores them with exact BM25 on
+// the analysed terms and the tenant's statistics (RediSearch's own BM25 before Redis 8.4 does
+// not normalise by document length, and is not per tenant), best first.
 //
 // Each stage is a child span of the request (`search wait`, `search lexical`, `search vector`,
 // `search fusion`) with its candidate counts as attributes, and is timed in
@@ -8,19 +12,35 @@
 import {
   type CairnError,
   type CandidatesReply,
+  defaultRetrievalSettings,
   listAllQuery,
+  type MemoryDocument,
   type ParsedCandidatesRequest,
+  type RetrievalSettings,
   type RetrieverName,
 } from "@cairn/contracts";
 import { waitForPosition } from "@cairn/projection-runtime";
 import { type Attributes, getTracer, recallStageHistogram, type Span, startSpan } from "@cairn/telemetry";
+import { bm25Score, memoryTerms, queryCoverage } from "@cairn/text-analysis";
+import { fuseRelevance, type RankedHit } from "./fuse-relevance.ts";
 import { lexicalText } from "./lexical-query.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
-import { fuseByReciprocalRank, type RankedHit } from "./reciprocal-rank-fusion.ts";
+import { aboveFloor } from "./relevance-floor.ts";
 import { lexicalFilterClauses, vectorFilter } from "./search-filters.ts";
+import { type SpreadOptions, spreadEpisodes } from "./spread-episodes.ts";
 import { onActiveGeneration, readModelError } from "./store-errors.ts";
 
-type LexicalOutcome = { hits: RankedHit[]; synonymsApplied: string[] };
+type LexicalOutcome = {
+  hits: RankedHit[];
+  synonymsApplied: string[];
+  /** BM25 of a document the lexical stage did not return (hybrid: what only vectors found). */
+  scoreOf: (document: MemoryDocument) => number;
+  /** How much of the query a document holds (undefined: no text was scored). */
+  coverageOf: (document: MemoryDocument) => number | undefined;
+};
+
+const noScore = () => 0;
+const noCoverage = () => undefined;
 
 const tracer = getTracer("@cairn/search");
 const stageDuration = recallStageHistogram();
@@ -43,17 +63,39 @@ async function stage<T>(
   }
 }
 
-/** Reciprocal Rank Fusion as the `fusion` stage, with its input and output counts. */
-function fuse(lexical: RankedHit[] | null, vector: RankedHit[] | null, k: number) {
+type Relevance = { vectorWeight: number; floor: number; closeSimilarity: number };
+
+/**
+ * Score fusion as the `fusion` stage, with its input and output counts: the fused relevance,
+ * each candidate's share of the query, and the relevance floor.
+ */
+function fuse(
+  lexical: LexicalOutcome | null,
+  vector: RankedHit[] | null,
+  k: number,
+  relevance: Relevance,
+  episodes?: SpreadOptions,
+) {
   return stage(
     "fusion",
-    (span) => {
-      const fused = fuseByReciprocalRank(lexical, vector, k);
-      span.setAttribute("cairn.candidates.count", fused.length);
-      return fused;
+    async (span) => {
+      const fused = fuseRelevance(lexical?.hits ?? null, vector, Number.MAX_SAFE_INTEGER, {
+        vectorWeight: relevance.vectorWeight,
+        lexicalScoreOf: lexical?.scoreOf ?? noScore,
+      });
+      for (const c of fused) {
+        const coverage = lexical?.coverageOf(c.document);
+        if (coverage !== undefined) c.coverage = coverage;
+      }
+      const { kept, dropped } = aboveFloor(fused, relevance);
+      const spread = episodes ? await spreadEpisodes(kept, episodes) : kept;
+      const candidates = spread.slice(0, k);
+      span.setAttribute("cairn.candidates.count", candidates.length);
+      span.setAttribute("cairn.candidates.below_floor", dropped);
+      return { candidates, belowFloor: dropped, vectorWeight: relevance.vectorWeight };
     },
     {
-      "cairn.candidates.lexical": lexical?.length ?? 0,
+      "cairn.candidates.lexical": lexical?.hits.length ?? 0,
       "cairn.candidates.vector": vector?.length ?? 0,
       "cairn.k": k,
     },
@@ -65,24 +107,59 @@ async function lexicalOnce(
   request: ParsedCandidatesRequest,
   limit: number,
 ): Promise<LexicalOutcome> {
+  const none = (synonymsApplied: string[] = []): LexicalOutcome => ({
+    hits: [],
+    synonymsApplied,
+    scoreOf: noScore,
+    coverageOf: noCoverage,
+  });
   const g = await models.lexical.activeGeneration();
-  if (g === null) return { hits: [], synonymsApplied: [] };
+  if (g === null) return none();
   if (isListing(request)) {
     // A listing: the filters alone, newest first (no text to score).
     const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
-    if (filters === null) return { hits: [], synonymsApplied: [] };
+    if (filters === null) return none();
     const documents = await models.lexical.listDocuments(g, filters.join(" "), limit);
     return {
       hits: documents.map((document) => ({ id: document.id, score: 0, document })),
       synonymsApplied: [],
+      scoreOf: noScore,
+      coverageOf: noCoverage,
     };
   }
-  const synonyms = await models.lexical.loadSynonyms(g, request.principal.tenant);
+  const tenant = request.principal.tenant;
+  const synonyms = await models.lexical.loadSynonyms(g, tenant);
   const text = lexicalText(request.query, request.expansions, synonyms);
   const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
-  if (text.clause === null || filters === null) return { hits: [], synonymsApplied: text.synonymsApplied };
-  const hits = await models.lexical.search(g, [text.clause, ...filters].join(" "), limit);
-  return { hits, synonymsApplied: text.synonymsApplied };
+  if (text.clause === null || filters === null) return none(text.synonymsApplied);
+  const [pool, stats] = await Promise.all([
+    models.lexical.match(g, text.clause, filters, Math.max(limit, models.lexicalPool)),
+    models.lexical.statistics(
+      g,
+      tenant,
+      text.weighted.map((w) => w.term),
+    ),
+  ]);
+  const pooled = new Map(pool.map((hit) => [hit.id, hit.terms]));
+  const termsOf = (document: MemoryDocument) => pooled.get(document.id) ?? memoryTerms(document);
+  const scoreOf = (document: MemoryDocument) => bm25Score(text.weighted, termsOf(document), stats);
+  const coverageOf = (document: MemoryDocument) =>
+    queryCoverage(text.weighted, new Set(termsOf(document)), stats);
+  const best = pool
+    .map((hit, order) => ({ id: hit.id, score: bm25Score(text.weighted, hit.terms, stats), order }))
+    .filter((hit) => hit.score > 0)
+    .sort((a, b) => b.score - a.score || a.order - b.order)
+    .slice(0, limit);
+  const documents = await models.lexical.loadDocuments(
+    g,
+    best.map((h) => h.id),
+  );
+  // A document gone between the match and the load (deleted from the index) is left out.
+  const hits = best.flatMap(({ id, score }) => {
+    const document = documents.get(id);
+    return document ? [{ id, score, document }] : [];
+  });
+  return { hits, synonymsApplied: text.synonymsApplied, scoreOf, coverageOf };
 }
 
 async function lexicalCandidates(
@@ -136,6 +213,38 @@ async function vectorCandidates(models: ReadModels, request: ParsedCandidatesReq
   );
 }
 
+/** How the best candidates pass relevance to their episode neighbours (none for a listing). */
+async function episodeSpread(
+  models: ReadModels,
+  request: ParsedCandidatesRequest,
+  retrieval: RetrievalSettings,
+): Promise<SpreadOptions | undefined> {
+  if (!request.episodes || retrieval.episodeSpread <= 0 || isListing(request)) return undefined;
+  const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
+  if (filters === null) return undefined;
+  return {
+    spread: retrieval.episodeSpread,
+    sources: Math.min(request.candidateK, maxEpisodeSources),
+    neighbours: async (documents) => {
+      const g = await models.lexical.activeGeneration();
+      return g === null ? new Map() : models.lexical.episodeNeighbours(g, documents, filters);
+    },
+  };
+}
+
+/** The best candidates that pass relevance on: enough for a context, few enough for one round trip. */
+const maxEpisodeSources = 30;
+
+/** The tenant's retrieval settings, kept by the lexical read model (defaults when it is away). */
+async function retrievalOf(models: ReadModels, tenant: string): Promise<RetrievalSettings> {
+  try {
+    const g = await models.lexical.activeGeneration();
+    return g === null ? defaultRetrievalSettings : await models.lexical.loadRetrieval(g, tenant);
+  } catch {
+    return defaultRetrievalSettings;
+  }
+}
+
 function isListing(request: ParsedCandidatesRequest): boolean {
   return request.query.trim() === listAllQuery;
 }
@@ -172,10 +281,17 @@ export async function searchCandidates(
   );
   const positions = Object.fromEntries(Object.entries(waited).filter(([n]) => !down.has(n as RetrieverName)));
   const k = request.candidateK;
+  const retrieval = await retrievalOf(models, request.principal.tenant);
+  const relevance = (vectorWeight: number): Relevance => ({
+    vectorWeight,
+    floor: retrieval.relevanceFloor,
+    closeSimilarity: models.queryEmbedder.closeSimilarity,
+  });
+  const episodes = await episodeSpread(models, request, retrieval);
   if (request.mode === "lexical") {
     const lexical = await lexicalCandidates(models, request, k);
     return {
-      candidates: await fuse(lexical.hits, null, k),
+      ...(await fuse(lexical, null, k, relevance(0), episodes)),
       position: positions.lexical ?? 0,
       positions,
       embeddingModel: null,
@@ -186,7 +302,7 @@ export async function searchCandidates(
   if (request.mode === "vector") {
     const vector = await vectorCandidates(models, request, k);
     return {
-      candidates: await fuse(null, vector.hits, k),
+      ...(await fuse(null, vector.hits, k, relevance(1))),
       position: positions.vector ?? 0,
       positions,
       embeddingModel: vector.model,
@@ -216,11 +332,13 @@ export async function searchCandidates(
   }
   const used = needs.filter((n) => !unavailable.includes(n));
   return {
-    candidates: await fuse(
-      lexical.status === "fulfilled" ? lexical.value.hits : null,
+    ...(await fuse(
+      lexical.status === "fulfilled" ? lexical.value : null,
       vector.status === "fulfilled" ? vector.value.hits : null,
       k,
-    ),
+      relevance(retrieval.vectorWeight ?? models.queryEmbedder.fusionWeight),
+      lexical.status === "fulfilled" ? episodes : undefined,
+    )),
     position: Math.min(...used.map((n) => positions[n] ?? 0)),
     positions,
     embeddingModel: vector.status === "fulfilled" ? vector.value.model : null,

@@ -4,7 +4,7 @@
 import type { MemoryDocument, Principal, SearchFilters } from "@cairn/contracts";
 import { canSee } from "@cairn/memory-model";
 import { identityTag, neverExpires } from "../projections/lexical/lexical-index.ts";
-import { normalizeTag, tagClause } from "../projections/lexical/text-analysis.ts";
+import { normalizeTag, tagClause } from "../projections/lexical/query-syntax.ts";
 import type { VectorFilter } from "../projections/vector/vector-store.ts";
 import { defaultStatuses, lexicalVisibility, sqlVisibility } from "./visibility.ts";
 

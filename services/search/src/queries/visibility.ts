@@ -4,7 +4,7 @@
 // either team-scoped, written by the principal, or the principal is the tenant's primary agent.
 import type { Principal, SearchFilters, Status } from "@cairn/contracts";
 import { identityTag } from "../projections/lexical/lexical-index.ts";
-import { escapeQueryText } from "../projections/lexical/text-analysis.ts";
+import { escapeQueryText } from "../projections/lexical/query-syntax.ts";
 
 /**
  * The RediSearch clause of what `principal` may see. Each operand of `|` is parenthesised:

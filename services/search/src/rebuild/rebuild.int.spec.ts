@@ -156,6 +156,27 @@ describe("rebuild", () => {
     expect(await second).toMatchObject({ code: "precondition_required" });
   });
 
+  test("a lexical index built by an older text analysis is rebuilt at start while it serves", async ({
+    search,
+    inspect,
+  }) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i += 1)
+      ids.push((await search.log.record({ content: `deployments of fern ${i}` })).id);
+    await search.settle();
+    const old = (await inspect.generations()).lexical as number;
+    // As an older version left it: no version recorded on the generation.
+    await inspect.models.redis.del(`${inspect.models.lexicalStore.generations.prefix(old)}version`);
+    await search.restartService();
+
+    await expect.poll(async () => (await inspect.generations()).lexical, { timeout: 20_000 }).not.toBe(old);
+    const fresh = (await inspect.generations()).lexical as number;
+    expect(await inspect.models.lexicalStore.generations.version(fresh)).toBe("terms-v1");
+    const found = await search.candidates({ principal: alice, query: "deploying ferns", mode: "lexical" });
+    expect(found.candidates.map((c) => c.id).sort()).toEqual([...ids].sort());
+    await expectCurrentWithLog(search, inspect, ids);
+  });
+
   test("changing the embedding model is a rebuild of the vector projection", async ({ search }) => {
     const { id } = await search.log.record({ content: "Vectors of a new model." });
     await search.settle();

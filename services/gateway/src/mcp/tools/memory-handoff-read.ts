@@ -1,7 +1,14 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { ToolDeps } from "../tool-deps.ts";
-import { renderStoredMemory, runTool, storedDataNotice, storedDocument, toolResult } from "../tool-result.ts";
+import {
+  renderStoredMemory,
+  runTool,
+  storedDataNotice,
+  storedDocument,
+  storedRecordResult,
+  toolResult,
+} from "../tool-result.ts";
 
 export function registerMemoryHandoffReadTool(server: McpServer, deps: ToolDeps): void {
   server.registerTool(
@@ -25,14 +32,7 @@ export function registerMemoryHandoffReadTool(server: McpServer, deps: ToolDeps)
             { id: args.id, tier: "handoff" },
             { consistency: "strong" },
           );
-          return toolResult(
-            {
-              notice: storedDataNotice,
-              handoff: storedDocument(reply.document),
-              version: reply.document.version,
-            },
-            `${storedDataNotice}\n\n${renderStoredMemory(reply.document)}\n\nversion: ${reply.document.version}`,
-          );
+          return storedRecordResult("handoff", reply.document);
         }
         const { items, position } = await deps.ops.list(
           deps.caller,

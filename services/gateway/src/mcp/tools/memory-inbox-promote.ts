@@ -1,33 +1,21 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { registerWriteTool } from "../register-write-tool.ts";
+import { writeAnnotations } from "../tool-annotations.ts";
 import type { ToolDeps } from "../tool-deps.ts";
-import { changeFields, idArg, toChanges, versionArg } from "../tool-inputs.ts";
-import { runTool } from "../tool-result.ts";
-import { writeOutcomeResult } from "../write-outcome.ts";
+import { changeArgs, toChanges } from "../tool-inputs.ts";
 
 export function registerMemoryInboxPromoteTool(server: McpServer, deps: ToolDeps): void {
-  server.registerTool(
-    "memory_inbox_promote",
-    {
-      title: "Promote a proposal",
-      description:
-        "Reviewers only: turn a pending proposal into a confirmed memory, optionally with changes.",
-      inputSchema: { id: idArg, version: versionArg, ...changeFields },
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: false,
-      },
+  registerWriteTool(server, deps, {
+    name: "memory_inbox_promote",
+    title: "Promote a proposal",
+    description: "Reviewers only: turn a pending proposal into a confirmed memory, optionally with changes.",
+    inputSchema: changeArgs,
+    annotations: writeAnnotations(),
+    command: "proposal.promote",
+    toCommand: ({ id, version, ...rest }) => {
+      const changes = toChanges(rest);
+      return { id, expectedVersion: version, ...(Object.keys(changes).length > 0 ? { changes } : {}) };
     },
-    ({ id, version, ...rest }) =>
-      runTool(async () => {
-        const changes = toChanges(rest);
-        const outcome = await deps.ops.write(deps.caller, "proposal.promote", {
-          id,
-          expectedVersion: version,
-          ...(Object.keys(changes).length > 0 ? { changes } : {}),
-        });
-        return writeOutcomeResult(outcome, "Promoted the proposal to a memory", "memory_inbox_promote");
-      }),
-  );
+    done: "Promoted the proposal to a memory",
+  });
 }

@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { ToolDeps } from "../tool-deps.ts";
-import { renderStoredMemory, runTool, storedDataNotice, storedDocument, toolResult } from "../tool-result.ts";
+import { runTool, storedRecordResult } from "../tool-result.ts";
 
 export function registerMemoryInboxReadTool(server: McpServer, deps: ToolDeps): void {
   server.registerTool(
@@ -19,14 +19,7 @@ export function registerMemoryInboxReadTool(server: McpServer, deps: ToolDeps): 
           { id: args.id, tier: "proposal" },
           { consistency: "strong" },
         );
-        return toolResult(
-          {
-            notice: storedDataNotice,
-            proposal: storedDocument(reply.document),
-            version: reply.document.version,
-          },
-          `${storedDataNotice}\n\n${renderStoredMemory(reply.document)}\n\nversion: ${reply.document.version}`,
-        );
+        return storedRecordResult("proposal", reply.document);
       }),
   );
 }

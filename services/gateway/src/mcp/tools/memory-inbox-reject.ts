@@ -1,31 +1,16 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { registerNoteWriteTool } from "../register-note-write-tool.ts";
+import { writeAnnotations } from "../tool-annotations.ts";
 import type { ToolDeps } from "../tool-deps.ts";
-import { idArg, reasonArg, versionArg } from "../tool-inputs.ts";
-import { runTool } from "../tool-result.ts";
-import { writeOutcomeResult } from "../write-outcome.ts";
 
 export function registerMemoryInboxRejectTool(server: McpServer, deps: ToolDeps): void {
-  server.registerTool(
-    "memory_inbox_reject",
-    {
-      title: "Reject a proposal",
-      description: "Reviewers only: reject a pending proposal, with a reason for its author.",
-      inputSchema: { id: idArg, version: versionArg, reason: reasonArg },
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: false,
-        openWorldHint: false,
-      },
-    },
-    (args) =>
-      runTool(async () => {
-        const outcome = await deps.ops.write(deps.caller, "proposal.reject", {
-          id: args.id,
-          expectedVersion: args.version,
-          reason: args.reason ?? null,
-        });
-        return writeOutcomeResult(outcome, "Rejected the proposal", "memory_inbox_reject");
-      }),
-  );
+  registerNoteWriteTool(server, deps, {
+    name: "memory_inbox_reject",
+    title: "Reject a proposal",
+    description: "Reviewers only: reject a pending proposal, with a reason for its author.",
+    annotations: writeAnnotations({ destructive: true }),
+    note: "reason",
+    command: "proposal.reject",
+    done: "Rejected the proposal",
+  });
 }

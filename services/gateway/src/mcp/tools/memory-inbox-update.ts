@@ -1,31 +1,18 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { registerWriteTool } from "../register-write-tool.ts";
+import { writeAnnotations } from "../tool-annotations.ts";
 import type { ToolDeps } from "../tool-deps.ts";
-import { changeFields, idArg, toChanges, versionArg } from "../tool-inputs.ts";
-import { runTool } from "../tool-result.ts";
-import { writeOutcomeResult } from "../write-outcome.ts";
+import { changeArgs, toChangeCommand } from "../tool-inputs.ts";
 
 export function registerMemoryInboxUpdateTool(server: McpServer, deps: ToolDeps): void {
-  server.registerTool(
-    "memory_inbox_update",
-    {
-      title: "Revise a proposal",
-      description: "Change a pending proposal's content or fields, given the version you read.",
-      inputSchema: { id: idArg, version: versionArg, ...changeFields },
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: false,
-      },
-    },
-    ({ id, version, ...rest }) =>
-      runTool(async () => {
-        const outcome = await deps.ops.write(deps.caller, "proposal.revise", {
-          id,
-          expectedVersion: version,
-          changes: toChanges(rest),
-        });
-        return writeOutcomeResult(outcome, "Revised the proposal", "memory_inbox_update");
-      }),
-  );
+  registerWriteTool(server, deps, {
+    name: "memory_inbox_update",
+    title: "Revise a proposal",
+    description: "Change a pending proposal's content or fields, given the version you read.",
+    inputSchema: changeArgs,
+    annotations: writeAnnotations(),
+    command: "proposal.revise",
+    toCommand: toChangeCommand,
+    done: "Revised the proposal",
+  });
 }

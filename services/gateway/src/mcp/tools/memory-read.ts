@@ -2,7 +2,7 @@ import { CairnError } from "@cairn/contracts";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { ToolDeps } from "../tool-deps.ts";
-import { renderStoredMemory, runTool, storedDataNotice, storedDocument, toolResult } from "../tool-result.ts";
+import { runTool, storedRecordResult } from "../tool-result.ts";
 
 export function registerMemoryReadTool(server: McpServer, deps: ToolDeps): void {
   server.registerTool(
@@ -38,14 +38,7 @@ export function registerMemoryReadTool(server: McpServer, deps: ToolDeps): void 
           },
           { consistency: "strong" },
         );
-        return toolResult(
-          {
-            notice: storedDataNotice,
-            memory: storedDocument(reply.document),
-            version: reply.document.version,
-          },
-          `${storedDataNotice}\n\n${renderStoredMemory(reply.document)}\n\nversion: ${reply.document.version}`,
-        );
+        return storedRecordResult("memory", reply.document);
       }),
   );
 }

@@ -1,6 +1,7 @@
 import { KindSchema, RetrievalModeSchema, StatusSchema } from "@cairn/contracts";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { explanationLine } from "../explanation-line.ts";
 import type { ToolDeps } from "../tool-deps.ts";
 import { renderStoredMemory, runTool, storedDataNotice, storedDocument, toolResult } from "../tool-result.ts";
 
@@ -20,6 +21,10 @@ export function registerMemorySearchTool(server: McpServer, deps: ToolDeps): voi
         mode: RetrievalModeSchema.optional().describe("lexical, vector or hybrid (default)"),
         limit: z.number().int().min(1).max(50).optional().describe("default 10"),
         include_expired: z.boolean().optional().describe("include memories past their invalid_at"),
+        explain: z
+          .boolean()
+          .optional()
+          .describe("say why each memory came back: relevance parts, episode neighbour, expansions, factors"),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -37,6 +42,7 @@ export function registerMemorySearchTool(server: McpServer, deps: ToolDeps): voi
             mode: args.mode,
             limit: args.limit,
             includeExpired: args.include_expired,
+            explain: args.explain,
           },
           { consistency: "strong" },
         );
@@ -45,14 +51,22 @@ export function registerMemorySearchTool(server: McpServer, deps: ToolDeps): voi
           "",
           ...(result.results.length === 0
             ? ["(nothing found)"]
-            : result.results.map((r) => renderStoredMemory(r.document))),
+            : result.results.map((r) =>
+                r.explanation
+                  ? `${renderStoredMemory(r.document)}\nwhy: ${explanationLine(r.explanation)}`
+                  : renderStoredMemory(r.document),
+              )),
         ].join("\n");
         return toolResult(
           {
             notice: storedDataNotice,
             ranking: result.ranking,
             position: result.position,
-            results: result.results.map((r) => ({ ...storedDocument(r.document), score: r.score })),
+            results: result.results.map((r) => ({
+              ...storedDocument(r.document),
+              score: r.score,
+              ...(r.explanation ? { explanation: r.explanation } : {}),
+            })),
           },
           text,
         );

@@ -11,6 +11,7 @@ import {
 } from "@cairn/contracts";
 import { z } from "zod";
 import type { Operations } from "../../operations/create-operations.ts";
+import { createRecordRoute, versionedWriteRoute, versionHeader } from "../record-routes.ts";
 import { defineRoute, type RouteSpec } from "../route-spec.ts";
 import {
   asOfQuery,
@@ -25,25 +26,23 @@ import {
   splitCsv,
   TwoStepQuery,
   twoStep,
+  twoStepBodyShape,
+  twoStepOfBody,
   WriteOrPlanSchema,
   writeHeaders,
 } from "../schemas.ts";
 
 const reason = z.string().max(limits.reasonMaxChars).nullable().optional();
 
+const memories = { tier: "memory", tag: "memories" } as const;
+
 export function memoryRoutes(ops: Operations): RouteSpec[] {
   return [
-    defineRoute({
-      method: "POST",
-      path: "/v1/memories",
+    createRecordRoute(ops, memories, {
       operationId: "createMemory",
       summary: "Create a confirmed memory",
-      tag: "memories",
-      body: MemoryInputSchema,
-      success: { status: 201, description: "Created", schema: WriteResultSchema, headers: writeHeaders },
-      errors: [403, 409],
-      handler: async ({ caller, body, reply }) =>
-        sendWrite(reply, await ops.write(caller, "memory.create", { memory: body }), 201),
+      outcome: "Created",
+      command: "memory.create",
     }),
     defineRoute({
       method: "GET",
@@ -82,6 +81,7 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
             limit: query.limit,
             includeExpired: query.includeExpired === "true",
             asOf: query.asOf,
+            explain: query.explain === "true",
           },
           options,
         );
@@ -90,7 +90,7 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
           results: result.results.map((r) => ({
             document: r.document,
             score: r.score,
-            explanation: r.explanation,
+            ...(r.explanation ? { explanation: r.explanation } : {}),
           })),
         };
       },
@@ -107,8 +107,7 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
           otherId: IdSchema,
           action: z.enum(["supersede", "archive", "delete"]),
           reason,
-          dryRun: z.boolean().optional(),
-          token: z.string().optional(),
+          ...twoStepBodyShape,
         })
         .strict(),
       success: { status: 200, description: "The plan (dry run) or the result", schema: WriteOrPlanSchema },
@@ -119,7 +118,7 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
           otherId: body.otherId,
           action: body.action,
           reason: body.reason ?? null,
-          ...twoStep({ dryRun: body.dryRun ? "true" : undefined, token: body.token }),
+          ...twoStepOfBody(body),
         });
         return sendWrite(reply, outcome);
       },
@@ -147,7 +146,7 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
         status: 200,
         description: "The memory",
         schema: ReadResponseSchema,
-        headers: { ETag: "its version" },
+        headers: versionHeader,
       },
       errors: [404],
       handler: async ({ caller, params, query, reply }) => {
@@ -194,26 +193,13 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
         return { links, backlinks };
       },
     }),
-    defineRoute({
-      method: "PATCH",
-      path: "/v1/memories/{id}",
+    versionedWriteRoute(ops, memories, {
       operationId: "updateMemory",
       summary: "Change a memory's fields (If-Match: its version)",
-      tag: "memories",
-      params: IdParams,
+      outcome: "Updated",
       body: MemoryChangesSchema,
-      ifMatch: true,
-      success: { status: 200, description: "Updated", schema: WriteResultSchema, headers: writeHeaders },
-      errors: [403, 404],
-      handler: async ({ caller, params, body, ifMatch, reply }) =>
-        sendWrite(
-          reply,
-          await ops.write(caller, "memory.update", {
-            id: params.id,
-            expectedVersion: ifMatch!,
-            changes: body,
-          }),
-        ),
+      command: "memory.update",
+      toCommand: (changes) => ({ changes }),
     }),
     defineRoute({
       method: "DELETE",
@@ -248,8 +234,7 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
         .object({
           replacement: MemoryInputSchema.extend({ slot: z.string().min(1).optional() }).strict(),
           reason,
-          dryRun: z.boolean().optional(),
-          token: z.string().optional(),
+          ...twoStepBodyShape,
         })
         .strict(),
       success: { status: 200, description: "The plan (dry run) or the result", schema: WriteOrPlanSchema },
@@ -260,32 +245,22 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
           expectedVersion: ifMatch!,
           replacement: body.replacement,
           reason: body.reason ?? null,
-          ...twoStep({ dryRun: body.dryRun ? "true" : undefined, token: body.token }),
+          ...twoStepOfBody(body),
         });
         return sendWrite(reply, outcome);
       },
     }),
-    defineRoute({
-      method: "POST",
-      path: "/v1/memories/{id}/invalidate",
+    versionedWriteRoute(ops, memories, {
+      action: "invalidate",
       operationId: "invalidateMemory",
       summary: "Record that a memory stopped being true (If-Match)",
-      tag: "memories",
-      params: IdParams,
-      ifMatch: true,
+      outcome: "Invalidated",
       body: z.object({ invalidAt: TimestampSchema.nullable().optional(), reason }).strict(),
-      success: { status: 200, description: "Invalidated", schema: WriteResultSchema, headers: writeHeaders },
-      errors: [403, 404],
-      handler: async ({ caller, params, body, ifMatch, reply }) =>
-        sendWrite(
-          reply,
-          await ops.write(caller, "memory.invalidate", {
-            id: params.id,
-            expectedVersion: ifMatch!,
-            invalidAt: body.invalidAt === undefined ? new Date().toISOString() : body.invalidAt,
-            reason: body.reason ?? null,
-          }),
-        ),
+      command: "memory.invalidate",
+      toCommand: (body) => ({
+        invalidAt: body.invalidAt === undefined ? new Date().toISOString() : body.invalidAt,
+        reason: body.reason ?? null,
+      }),
     }),
     ...(["verify", "archive", "restore"] as const).map((action) =>
       defineRoute({

@@ -1,151 +1,60 @@
-import {
-  limits,
-  MemoryChangesSchema,
-  MemoryInputSchema,
-  type Status,
-  WriteResultSchema,
-} from "@cairn/contracts";
+import { limits, MemoryChangesSchema } from "@cairn/contracts";
 import { z } from "zod";
 import type { Operations } from "../../operations/create-operations.ts";
-import { defineRoute, type RouteSpec } from "../route-spec.ts";
 import {
-  IdParams,
-  ListResponseSchema,
-  ReadQuery,
-  ReadResponseSchema,
-  readOptions,
-  readQueryShape,
-  sendWrite,
-  splitCsv,
-  writeHeaders,
-} from "../schemas.ts";
+  createRecordRoute,
+  listRecordsRoute,
+  readRecordRoute,
+  versionedWriteRoute,
+} from "../record-routes.ts";
+import type { RouteSpec } from "../route-spec.ts";
 
-export const ListQuery = z
-  .object({
-    q: z.string().min(1).max(4000).optional(),
-    status: z.string().optional().describe("comma-separated statuses"),
-    limit: z.coerce.number().int().min(1).max(500).optional(),
-    ...readQueryShape,
-  })
-  .strict();
+const proposals = { tier: "proposal", tag: "proposals" } as const;
 
 export function proposalRoutes(ops: Operations): RouteSpec[] {
   return [
-    defineRoute({
-      method: "POST",
-      path: "/v1/proposals",
+    createRecordRoute(ops, proposals, {
       operationId: "submitProposal",
       summary: "Propose a memory for review",
-      tag: "proposals",
-      body: MemoryInputSchema,
-      success: { status: 201, description: "In the inbox", schema: WriteResultSchema, headers: writeHeaders },
-      errors: [403, 409],
-      handler: async ({ caller, body, reply }) =>
-        sendWrite(reply, await ops.write(caller, "proposal.submit", { proposal: body }), 201),
+      outcome: "In the inbox",
+      command: "proposal.submit",
     }),
-    defineRoute({
-      method: "GET",
-      path: "/v1/proposals",
+    listRecordsRoute(ops, proposals, {
       operationId: "listProposals",
       summary: "The inbox: proposals (pending by default), newest first",
-      tag: "proposals",
-      query: ListQuery,
-      success: { status: 200, description: "Proposals", schema: ListResponseSchema },
-      handler: async ({ caller, query }) =>
-        ops.list(
-          caller,
-          "proposal",
-          {
-            query: query.q,
-            status: (splitCsv(query.status) as Status[] | undefined) ?? ["pending"],
-            limit: query.limit,
-          },
-          readOptions(query),
-        ),
+      outcome: "Proposals",
+      status: ["pending"],
     }),
-    defineRoute({
-      method: "GET",
-      path: "/v1/proposals/{id}",
+    readRecordRoute(ops, proposals, {
       operationId: "getProposal",
       summary: "Read a proposal; ETag is its version",
-      tag: "proposals",
-      params: IdParams,
-      query: ReadQuery,
-      success: {
-        status: 200,
-        description: "The proposal",
-        schema: ReadResponseSchema,
-        headers: { ETag: "its version" },
-      },
-      errors: [404],
-      handler: async ({ caller, params, query, reply }) => {
-        const result = await ops.read(caller, { id: params.id, tier: "proposal" }, readOptions(query));
-        reply.header("ETag", `"${result.document.version}"`);
-        return result;
-      },
+      outcome: "The proposal",
     }),
-    defineRoute({
-      method: "PATCH",
-      path: "/v1/proposals/{id}",
+    versionedWriteRoute(ops, proposals, {
       operationId: "reviseProposal",
       summary: "Revise a pending proposal (If-Match)",
-      tag: "proposals",
-      params: IdParams,
+      outcome: "Revised",
       body: MemoryChangesSchema,
-      ifMatch: true,
-      success: { status: 200, description: "Revised", schema: WriteResultSchema, headers: writeHeaders },
-      errors: [403, 404],
-      handler: async ({ caller, params, body, ifMatch, reply }) =>
-        sendWrite(
-          reply,
-          await ops.write(caller, "proposal.revise", {
-            id: params.id,
-            expectedVersion: ifMatch!,
-            changes: body,
-          }),
-        ),
+      command: "proposal.revise",
+      toCommand: (changes) => ({ changes }),
     }),
-    defineRoute({
-      method: "POST",
-      path: "/v1/proposals/{id}/promote",
+    versionedWriteRoute(ops, proposals, {
+      action: "promote",
       operationId: "promoteProposal",
       summary: "Reviewers: make a proposal a confirmed memory (If-Match)",
-      tag: "proposals",
-      params: IdParams,
+      outcome: "Promoted",
       body: z.object({ changes: MemoryChangesSchema.optional() }).strict(),
-      ifMatch: true,
-      success: { status: 200, description: "Promoted", schema: WriteResultSchema, headers: writeHeaders },
-      errors: [403, 404],
-      handler: async ({ caller, params, body, ifMatch, reply }) =>
-        sendWrite(
-          reply,
-          await ops.write(caller, "proposal.promote", {
-            id: params.id,
-            expectedVersion: ifMatch!,
-            ...(body.changes ? { changes: body.changes } : {}),
-          }),
-        ),
+      command: "proposal.promote",
+      toCommand: (body) => (body.changes ? { changes: body.changes } : {}),
     }),
-    defineRoute({
-      method: "POST",
-      path: "/v1/proposals/{id}/reject",
+    versionedWriteRoute(ops, proposals, {
+      action: "reject",
       operationId: "rejectProposal",
       summary: "Reviewers: reject a proposal (If-Match)",
-      tag: "proposals",
-      params: IdParams,
+      outcome: "Rejected",
       body: z.object({ reason: z.string().max(limits.reasonMaxChars).nullable().optional() }).strict(),
-      ifMatch: true,
-      success: { status: 200, description: "Rejected", schema: WriteResultSchema, headers: writeHeaders },
-      errors: [403, 404],
-      handler: async ({ caller, params, body, ifMatch, reply }) =>
-        sendWrite(
-          reply,
-          await ops.write(caller, "proposal.reject", {
-            id: params.id,
-            expectedVersion: ifMatch!,
-            reason: body.reason ?? null,
-          }),
-        ),
+      command: "proposal.reject",
+      toCommand: (body) => ({ reason: body.reason ?? null }),
     }),
   ];
 }

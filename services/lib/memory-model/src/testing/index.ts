@@ -1,2 +1,3 @@
+export { storedEvent, testMeta } from "@cairn/contracts/testing";
 export type { MemoryFields } from "./memory-event-builders.ts";
-export { eventLine, memoryRecord, storedEvent, testMeta } from "./memory-event-builders.ts";
+export { eventLine, memoryDocument, memoryRecord } from "./memory-event-builders.ts";

@@ -1,14 +1,11 @@
 // Builders for tests that need memory events without the write path: a record with every
-// field filled in, and stored events of one stream with consecutive versions and positions.
+// field filled in, stored events of one stream with consecutive versions and positions, and
+// the document the memory model folds from a record.
 import { randomUUID } from "node:crypto";
-import {
-  type DecodedEventOf,
-  type EventData,
-  type EventMeta,
-  type EventType,
-  type StoredEvent,
-  streamTypeOf,
-} from "@cairn/contracts";
+import type { DecodedEventOf, EventData, EventMeta, EventType, MemoryDocument } from "@cairn/contracts";
+import { storedEvent } from "@cairn/contracts/testing";
+import { foldMemoryDocument } from "../evolve-memory-document.ts";
+import { recordedEventType } from "../memory-events.ts";
 import { memoryStreamId } from "../memory-stream-id.ts";
 
 export type MemoryFields = Partial<EventData<"memory.recorded">>;
@@ -42,18 +39,6 @@ export function memoryRecord(fields: MemoryFields & { agent: string }): EventDat
   };
 }
 
-export function testMeta(overrides: Partial<EventMeta> = {}): EventMeta {
-  return {
-    tenant: "acme",
-    actor: "alice",
-    correlationId: "c",
-    causationId: null,
-    traceContext: {},
-    recordedAt: "2026-11-01T00:00:00.000Z",
-    ...overrides,
-  };
-}
-
 /**
  * Stored events of one memory stream: each call of `next` is the stream's next version at the
  * next log position (positions are shared by every stream built from one `eventLine`).
@@ -79,21 +64,15 @@ export function eventLine(start = 0) {
   };
 }
 
-/** One stored event with what a test does not care about filled in. */
-export function storedEvent<T extends EventType>(
-  type: T,
-  data: EventData<T>,
-  options: { streamId: string; version: number; position: number; meta?: Partial<EventMeta> },
-): StoredEvent<T, EventData<T>> {
-  return {
-    eventId: randomUUID(),
-    position: options.position,
-    streamId: options.streamId,
-    streamType: streamTypeOf(type),
-    version: options.version,
-    type,
-    schemaVersion: 1,
-    data,
-    meta: testMeta(options.meta),
-  };
+/**
+ * A memory's document as the memory model folds it from its creation event (a `memoryRecord`
+ * of the tier, tenant `acme`, recorded at the test clock's start), with `fields` over it.
+ */
+export function memoryDocument(fields: Partial<MemoryDocument> = {}): MemoryDocument {
+  const id = fields.id ?? randomUUID();
+  const tier = fields.tier ?? "memory";
+  const created = eventLine()
+    .stream(id)
+    .next(recordedEventType[tier], memoryRecord({ id, tier, agent: fields.agent ?? "alice" }));
+  return { ...(foldMemoryDocument([created]) as MemoryDocument), ...fields };
 }

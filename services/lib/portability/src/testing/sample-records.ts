@@ -1,5 +1,6 @@
 // Export records and memory documents for the unit tests.
 import type { MemoryDocument, StoredEvent } from "@cairn/contracts";
+import { memoryDocument, testMeta } from "@cairn/memory-model/testing";
 import type { CairnExportHeader, CairnExportRecord } from "../cairn-jsonl.ts";
 
 export const sampleHeader: CairnExportHeader = {
@@ -62,10 +63,8 @@ export function sampleRecord(overrides: Partial<CairnExportRecord> = {}): CairnE
 }
 
 export function sampleDocument(overrides: Partial<MemoryDocument> = {}): MemoryDocument {
-  return {
+  return memoryDocument({
     id: uuidFor(1),
-    tier: "memory",
-    status: "active",
     slot: "project-package-manager",
     kind: "decision",
     content: "We use pnpm with a catalog: [[project-build]]",
@@ -73,27 +72,15 @@ export function sampleDocument(overrides: Partial<MemoryDocument> = {}): MemoryD
     tags: ["tooling"],
     aliases: ["package manager"],
     keys: ["pnpm"],
-    entities: [],
     links: ["project-build"],
-    sentiment: 0,
-    scope: "team",
-    tenant: "acme",
     agent: "claude-code",
     project: "cairn",
-    source: null,
-    validFrom: null,
-    invalidAt: null,
-    verifiedAt: null,
-    supersedes: null,
-    supersededBy: null,
-    promotedTo: null,
-    promotedFrom: null,
     version: 3,
     contentHash: "sha256:0",
     createdAt: "2026-11-01T10:00:00.000Z",
     updatedAt: "2026-11-03T10:00:00.000Z",
     ...overrides,
-  };
+  });
 }
 
 export function sampleEvent(
@@ -106,13 +93,6 @@ export function sampleEvent(
     type,
     version,
     data,
-    meta: {
-      tenant: "acme",
-      actor,
-      correlationId: `c-${version}`,
-      causationId: null,
-      traceContext: {},
-      recordedAt: `2026-11-0${version}T10:00:00.000Z`,
-    },
+    meta: testMeta({ actor, correlationId: `c-${version}`, recordedAt: `2026-11-0${version}T10:00:00.000Z` }),
   };
 }

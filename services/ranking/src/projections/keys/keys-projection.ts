@@ -10,33 +10,20 @@
 // existing key as aliases here, in log order, so a replay derives the same graph; a
 // `key.linked` whose id was folded that way resolves to the surviving key. Explicit merges
 // (`key.merged`, from ingest's `key.merge`) are applied as they come.
-import {
-  type DecodedEvent,
-  type DecodedEventOf,
-  type EventType,
-  type KeyType,
-  keyIdFor,
-} from "@cairn/contracts";
-import {
-  type MemoryEvent,
-  matchesBySimilarity,
-  memoryEventTypes,
-  memoryIdOfStream,
-} from "@cairn/memory-model";
-import {
-  applyEventByEvent,
-  createRedisGenerations,
-  type Projection,
-  type RedisWrites,
-  snapshotRedisPrefix,
-} from "@cairn/projection-runtime";
+import { type DecodedEventOf, type KeyType, keyIdFor } from "@cairn/contracts";
+import { matchesBySimilarity } from "@cairn/memory-model";
+import type { Projection, RedisWrites } from "@cairn/projection-runtime";
 import type { Redis } from "ioredis";
 import { type KeyGraphPaths, keysLayout } from "../../store/redis-layout.ts";
 import { labelSimilarity, normalizeLabel, similarityForms, trigrams } from "../../text/analyze-text.ts";
-import { evolveMemoryCard, isLive, type MemoryCard } from "../memory-card/memory-card.ts";
-import { repairCards } from "../repair-cards.ts";
+import {
+  type CardChange,
+  type CardIo,
+  type CardProjectionSettings,
+  cardProjection,
+} from "../card-projection.ts";
+import { isLive, type MemoryCard } from "../memory-card/memory-card.ts";
 import { linkWeight, reinforceLink } from "../signals/signal-math.ts";
-import { readCard } from "../signals/signals-projection.ts";
 import { type KeyLabel, keyLabelsOf } from "./key-labels.ts";
 
 export type KeyRecord = {
@@ -48,17 +35,11 @@ export type KeyRecord = {
   mergedInto: string | null;
 };
 
-export type KeysProjectionSettings = {
-  redis: Redis;
-  /** The generations' base key (`<prefix>keys:`). */
-  base: string;
-  mergeSimilarity: number;
-  /** Reads a memory stream from the log, for repair. */
-  readStream: (streamId: string) => Promise<DecodedEvent[]>;
-};
+/** `base` is `<prefix>keys:`. */
+export type KeysProjectionSettings = CardProjectionSettings & { mergeSimilarity: number };
 
 type TenantPaths = KeyGraphPaths;
-type Io = { redis: Redis; writes: RedisWrites; paths: TenantPaths };
+type Io = CardIo<TenantPaths>;
 
 export async function readKey(
   redis: Redis,
@@ -194,22 +175,12 @@ async function dropKey(io: Io, paths: TenantPaths, keyId: string) {
   io.writes.del(paths.key(keyId), paths.links(keyId));
 }
 
-async function applyMemoryEvent(event: MemoryEvent, io: Io, settings: KeysProjectionSettings) {
-  const memoryId = memoryIdOfStream(event.streamId) as string;
-  const before = await readCard(io.redis, io.paths.card(memoryId));
-  const after = evolveMemoryCard(before, event);
-  await applyCardChange(io, settings, before, after, event.type === "memory.purged");
-}
-
 /** The card and the memory's key links after a change of its card. */
-async function applyCardChange(
-  io: Io,
-  settings: KeysProjectionSettings,
-  before: MemoryCard | undefined,
-  after: MemoryCard,
-  erasing: boolean,
-) {
+async function applyCardChange(io: Io, change: CardChange, settings: KeysProjectionSettings) {
   const { paths } = io;
+  const { before, after } = change;
+  // Erasing: the purge itself, or (in a repair) a card that ends purged.
+  const erasing = change.repair ? Boolean(after.purgedAt) : change.event.type === "memory.purged";
   io.writes.set(paths.card(after.id), JSON.stringify(after));
   if (isLive(before) !== isLive(after)) io.writes.incrby(paths.liveCount, isLive(after) ? 1 : -1);
   if (
@@ -309,57 +280,15 @@ async function applyRecalled(event: DecodedEventOf<"memories.recalled">, io: Io)
   });
 }
 
-export const keysHandles: ReadonlySet<EventType> = new Set<EventType>([
-  ...memoryEventTypes,
-  "key.linked",
-  "key.merged",
-  "memories.recalled",
-]);
-
 export function keysProjection(settings: KeysProjectionSettings): Projection {
-  const { redis } = settings;
-  const generations = createRedisGenerations(redis, settings.base);
-  const io = (generation: number, tenant: string, writes: RedisWrites): Io => ({
-    redis,
-    writes,
-    paths: keysLayout(generations.prefix(generation))(tenant),
+  return cardProjection("ranking.keys", settings, keysLayout, {
+    // Labels are normalised with the shared text analysis's stems.
+    version: "labels-v1",
+    applyCard: applyCardChange,
+    activity: {
+      "key.merged": applyKeyMerged,
+      "key.linked": applyKeyLinked,
+      "memories.recalled": applyRecalled,
+    },
   });
-  const applyActivity = (event: DecodedEvent, at: Io) => {
-    if (event.type === "key.merged") return applyKeyMerged(event, at);
-    if (event.type === "key.linked") return applyKeyLinked(event, at, settings);
-    if (event.type === "memories.recalled") return applyRecalled(event, at);
-    return Promise.resolve();
-  };
-  return {
-    name: "ranking.keys",
-    handles: keysHandles,
-    readsText: true,
-    generations,
-    snapshot: (generation) => snapshotRedisPrefix(redis, generations.prefix(generation)),
-    apply: (batch) =>
-      applyEventByEvent(generations, batch, async (event, writes, generation) => {
-        const at = io(generation, event.meta.tenant, writes);
-        if (event.streamType === "memory") return applyMemoryEvent(event as MemoryEvent, at, settings);
-        return applyActivity(event, at);
-      }),
-    repair: (generation, events) =>
-      repairCards({
-        generations,
-        generation,
-        events,
-        readStream: settings.readStream,
-        cardKey: (tenant, id) => keysLayout(generations.prefix(generation))(tenant).card(id),
-        redis,
-        applyActivity: (event, writes) => applyActivity(event, io(generation, event.meta.tenant, writes)),
-        applyCard: (before, after, writes) =>
-          applyCardChange(
-            io(generation, after.tenant, writes),
-            settings,
-            before,
-            after,
-            Boolean(after.purgedAt),
-          ),
-      }),
-    probe: async () => void (await redis.ping()),
-  };
 }

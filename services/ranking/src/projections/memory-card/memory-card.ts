@@ -3,6 +3,7 @@
 // hot topics). Both projections keep their own copy, so each can be rebuilt alone.
 import type { DecodedEvent, MemoryDocument, Principal } from "@cairn/contracts";
 import { canSee, evolveStoredDocument, type MemoryEvent } from "@cairn/memory-model";
+import type { Redis } from "ioredis";
 import { scoringTerms } from "../../text/analyze-text.ts";
 
 export type MemoryCard = MemoryDocument & {
@@ -39,6 +40,12 @@ export function evolveMemoryCard(card: MemoryCard | undefined, event: MemoryEven
 function withoutTerms(card: MemoryCard): MemoryDocument {
   const { terms: _t, length: _l, ...document } = card;
   return document;
+}
+
+/** The card a read model holds at `key`, if any. */
+export async function readCard(redis: Redis, key: string): Promise<MemoryCard | undefined> {
+  const raw = await redis.get(key);
+  return raw === null ? undefined : (JSON.parse(raw) as MemoryCard);
 }
 
 /** Confirmed and current: what co-occurrence, key counts and listings are made of. */

@@ -29,7 +29,7 @@ function stream() {
 describe("evolveMemoryCard", () => {
   it("records terms once (a derived title does not count twice), status, and visibility", () => {
     const card = evolveMemoryCard(undefined, stream().recorded);
-    expect(card.terms).toEqual(["deploi", "run", "canari", "pipelin"]);
+    expect(card.terms).toEqual(["deploy", "run", "canari", "pipelin"]);
     expect(card.length).toBe(4);
     expect(isLive(card)).toBe(true);
     expect(isVisibleTo(card, { tenant: "t", agent: "alice", role: "agent", primary: false })).toBe(true);
@@ -47,10 +47,10 @@ describe("evolveMemoryCard", () => {
         title: "Deploys are blue-green now.",
       }),
     );
-    expect(card.terms).toEqual(["deploi", "blue", "green"]);
+    expect(card.terms).toEqual(["deploy", "blue", "green"]);
     expect(card.content).toBe("");
     card = evolveMemoryCard(card, s.next("memory.revised", { title: "Deploys" }));
-    expect(card.terms).toEqual(["deploi", "blue", "green"]);
+    expect(card.terms).toEqual(["deploy", "blue", "green"]);
     card = evolveMemoryCard(card, s.next("memory.archived", { reason: null }));
     expect(isLive(card)).toBe(false);
     card = evolveMemoryCard(card, s.next("memory.restored", { reason: null }));

@@ -9,25 +9,18 @@ import {
   type TenantSettings,
   TenantSettingsSchema,
 } from "@cairn/contracts";
-import {
-  isMemoryEvent,
-  type MemoryEvent,
-  memoryEventTypes,
-  memoryIdOfStream,
-  recordedEventType,
-} from "@cairn/memory-model";
-import {
-  applyEventByEvent,
-  createRedisGenerations,
-  type Projection,
-  type RedisWrites,
-  snapshotRedisPrefix,
-} from "@cairn/projection-runtime";
+import { isMemoryEvent, memoryEventTypes, memoryIdOfStream, recordedEventType } from "@cairn/memory-model";
+import type { Projection } from "@cairn/projection-runtime";
 import type { Redis } from "ioredis";
 import { type SignalPaths, signalsLayout } from "../../store/redis-layout.ts";
 import { normalizeLabel, topicTerms } from "../../text/analyze-text.ts";
+import {
+  type CardChange,
+  type CardIo,
+  type CardProjectionSettings,
+  cardProjection,
+} from "../card-projection.ts";
 import { evolveMemoryCard, isLive, type MemoryCard } from "../memory-card/memory-card.ts";
-import { repairCards } from "../repair-cards.ts";
 import {
   addLog2,
   attentionIncrement,
@@ -36,19 +29,15 @@ import {
   reinforceDepth,
 } from "./signal-math.ts";
 
-export type SignalsProjectionSettings = {
-  redis: Redis;
-  /** The generations' base key (`<prefix>signals:`). */
-  base: string;
+/** `base` is `<prefix>signals:`. */
+export type SignalsProjectionSettings = CardProjectionSettings & {
   depth: DepthSettings;
   hotHalfLifeDays: number;
-  /** Reads a memory stream from the log, for repair. */
-  readStream: (streamId: string) => Promise<DecodedEvent[]>;
   /** A tenant's own events of these types up to a position, decoded, text opened (after a purge). */
   readTenantLog: (tenant: string, position: number, types: readonly EventType[]) => Promise<DecodedEvent[]>;
 };
 
-type Io = { redis: Redis; writes: RedisWrites; paths: SignalPaths };
+type Io = CardIo<SignalPaths>;
 
 const creations = new Set<string>(Object.values(recordedEventType));
 
@@ -83,11 +72,6 @@ function pairs(labels: string[]): [string, string][] {
   return out;
 }
 
-export async function readCard(redis: Redis, key: string): Promise<MemoryCard | undefined> {
-  const raw = await redis.get(key);
-  return raw === null ? undefined : (JSON.parse(raw) as MemoryCard);
-}
-
 export async function readTenantSettings(redis: Redis, key: string): Promise<TenantSettings> {
   const raw = await redis.get(key);
   if (raw === null) return defaultTenantSettings;
@@ -104,65 +88,31 @@ export function mergeTenantSettings(
   return { ...current, ...Object.fromEntries(defined) };
 }
 
-async function applyMemoryEvent(event: MemoryEvent, io: Io, settings: SignalsProjectionSettings) {
-  const { paths } = io;
-  const id = memoryIdOfStream(event.streamId) as string;
-  const before = await readCard(io.redis, paths.card(id));
-  const after = evolveMemoryCard(before, event);
-  await applyCardChange(
-    io,
-    settings,
-    before,
-    after,
-    event.type === "memory.purged",
-    creations.has(event.type),
-    event.meta.recordedAt,
-  );
-}
-
 /**
  * What a card going from `before` to `after` changes in the tenant's signals: statistics and
  * co-occurrence follow the live memories; attention and hot topics count what is written.
  */
 export async function applyCardChange(
   io: Io,
+  change: CardChange,
   settings: Pick<SignalsProjectionSettings, "hotHalfLifeDays">,
-  before: MemoryCard | undefined,
-  after: MemoryCard,
-  purged: boolean,
-  written: boolean,
-  at: string,
 ): Promise<void> {
   const { paths } = io;
+  const { before, after, event } = change;
+  // Live, the event says it: a purge, a record. A repair compares the card with what was held.
+  const purged = change.repair
+    ? Boolean(after.purgedAt) && !before?.purgedAt
+    : event.type === "memory.purged";
+  const written = change.repair ? before === undefined : creations.has(event.type);
+  const at = event.meta.recordedAt;
   const id = after.id;
   io.writes.set(paths.card(id), JSON.stringify(after));
   if (isLive(before) !== isLive(after)) io.writes.incrby(paths.liveCount, isLive(after) ? 1 : -1);
 
-  // Lexical statistics (document frequency, total length) follow the live memories: what a
-  // memory contributed before the event is taken back, what it contributes after is added.
-  // A term no live memory has any more leaves the statistics altogether.
-  const termsBefore = new Set(isLive(before) ? before.terms : []);
-  const termsAfter = new Set(isLive(after) ? after.terms : []);
-  const leaving = [...termsBefore].filter((t) => !termsAfter.has(t));
-  const priorFrequency = leaving.length > 0 ? await io.redis.hmget(paths.documentFrequency, ...leaving) : [];
-  const vanishing: string[] = [];
-  leaving.forEach((term, i) => {
-    if (Number(priorFrequency[i] ?? 0) <= 1) {
-      io.writes.hdel(paths.documentFrequency, term);
-      vanishing.push(term);
-    } else io.writes.hincrby(paths.documentFrequency, term, -1);
-  });
-  for (const term of termsAfter)
-    if (!termsBefore.has(term)) io.writes.hincrby(paths.documentFrequency, term, 1);
-  const lengthChange = (isLive(after) ? after.length : 0) - (isLive(before) ? before.length : 0);
-  if (lengthChange !== 0) io.writes.incrby(paths.totalLength, lengthChange);
-  if (purged && vanishing.length > 0) {
-    // Words only the erased memory had do not stay behind in the term signals either.
-    io.writes.zrem(paths.attention, ...vanishing);
-    io.writes.zrem(paths.hot, ...vanishing);
-  }
+  // (A purge's words leave attention and hot topics when they are folded again from the log,
+  // after the tenant's last purge of the batch: see `afterPurge`.)
 
-  // Co-occurrence, the same way; counts that reach zero are removed, so an entity that no
+  // Co-occurrence follows the live memories: counts that reach zero are removed, so an entity that no
   // live memory names any more is forgotten.
   const was = entityLabelsOf(before);
   const now = entityLabelsOf(after);
@@ -325,78 +275,30 @@ async function applySettings(event: DecodedEventOf<"tenant.settings_changed">, i
   io.writes.set(io.paths.settings, JSON.stringify(mergeTenantSettings(current, event.data)));
 }
 
-export const signalsHandles: ReadonlySet<EventType> = new Set<EventType>([
-  ...memoryEventTypes,
-  "feedback.given",
-  "memories.recalled",
-  "tenant.settings_changed",
-]);
+/** A tenant's attention and hot topics folded again from its log up to `position`. */
+async function refoldTermSignals(
+  io: Io,
+  tenant: string,
+  position: number,
+  settings: SignalsProjectionSettings,
+) {
+  const events = await settings.readTenantLog(tenant, position, termSignalEventTypes);
+  writeTermSignals(io, foldTermSignals(events, settings.hotHalfLifeDays));
+}
 
 export function signalsProjection(settings: SignalsProjectionSettings): Projection {
-  const { redis } = settings;
-  const generations = createRedisGenerations(redis, settings.base);
-  const io = (generation: number, tenant: string, writes: RedisWrites): Io => ({
-    redis,
-    writes,
-    paths: signalsLayout(generations.prefix(generation))(tenant),
-  });
-  const refoldTermSignals = async (at: Io, tenant: string, position: number) => {
-    const events = await settings.readTenantLog(tenant, position, termSignalEventTypes);
-    writeTermSignals(at, foldTermSignals(events, settings.hotHalfLifeDays));
-  };
-  return {
-    name: "ranking.signals",
-    handles: signalsHandles,
-    readsText: true,
-    generations,
-    snapshot: (generation) => snapshotRedisPrefix(redis, generations.prefix(generation)),
-    apply: (batch) => {
-      // After a tenant's last purge in the batch its attention and hot topics are folded again
-      // from the log, where the purged text is unreadable: a rebuild gives the same.
-      const lastPurge = new Map<string, number>();
-      for (const e of batch.events) if (e.type === "memory.purged") lastPurge.set(e.meta.tenant, e.position);
-      return applyEventByEvent(generations, batch, async (event, writes, generation) => {
-        const at = io(generation, event.meta.tenant, writes);
-        if (event.streamType === "memory") {
-          await applyMemoryEvent(event as MemoryEvent, at, settings);
-          if (lastPurge.get(event.meta.tenant) === event.position)
-            await refoldTermSignals(at, event.meta.tenant, event.position);
-          return;
-        }
-        if (event.type === "feedback.given") return applyFeedback(event, at);
-        if (event.type === "memories.recalled") return applyRecalled(event, at, settings);
-        if (event.type === "tenant.settings_changed") return applySettings(event, at);
-      });
+  return cardProjection("ranking.signals", settings, signalsLayout, {
+    // Terms of the shared text analysis; BM25 statistics are search's, not kept here.
+    version: "terms-v1",
+    applyCard: applyCardChange,
+    // Activity and settings do not depend on order: applied as they come.
+    activity: {
+      "feedback.given": applyFeedback,
+      "memories.recalled": applyRecalled,
+      "tenant.settings_changed": applySettings,
     },
-    repair: (generation, events) =>
-      repairCards({
-        generations,
-        generation,
-        events,
-        readStream: settings.readStream,
-        cardKey: (tenant, id) => signalsLayout(generations.prefix(generation))(tenant).card(id),
-        redis,
-        // Activity and settings do not depend on order: applied as they come.
-        applyActivity: (event, writes) => {
-          const at = io(generation, event.meta.tenant, writes);
-          if (event.type === "feedback.given") return applyFeedback(event, at);
-          if (event.type === "memories.recalled") return applyRecalled(event, at, settings);
-          if (event.type === "tenant.settings_changed") return applySettings(event, at);
-          return Promise.resolve();
-        },
-        applyCard: (before, after, writes, event) =>
-          applyCardChange(
-            io(generation, after.tenant, writes),
-            settings,
-            before,
-            after,
-            Boolean(after.purgedAt) && !before?.purgedAt,
-            before === undefined,
-            event.meta.recordedAt,
-          ),
-        afterPurge: (tenant, checkpoint, writes) =>
-          refoldTermSignals(io(generation, tenant, writes), tenant, checkpoint),
-      }),
-    probe: async () => void (await redis.ping()),
-  };
+    // After a tenant's purge its attention and hot topics are folded again from the log, where
+    // the purged text is unreadable: a rebuild gives the same.
+    afterPurge: refoldTermSignals,
+  });
 }

@@ -1,21 +1,27 @@
-// The RediSearch index of current memory documents: what is searchable, with which weight,
-// and how a document becomes the flat field list of one hash (FT.ADD on 1.x, HSET on 2.x).
+// The RediSearch index of current memory documents: what is searchable, and how a document
+// becomes the flat field list of one hash (FT.ADD on 1.x, HSET on 2.x).
+//
+// Text is analysed here, not by RediSearch: one field, `terms`, holds the memory's terms as
+// @cairn/text-analysis makes them (Snowball stems, English stop words out, Chinese cut into
+// words), indexed as they are (NOSTEM, no stop words of the index's own) and queried as they
+// are (VERBATIM). So BM25 sees exactly the terms ranking scores on, on both generations of
+// RediSearch, whatever their own tokenizer, stemmer or stop word list would have done.
 import type { MemoryDocument } from "@cairn/contracts";
-import { chineseSegments, normalizeTag } from "./text-analysis.ts";
+import { memoryTerms } from "@cairn/text-analysis";
+import { normalizeTag } from "./query-syntax.ts";
+
+/**
+ * Changes whenever what `terms` holds changes: a generation built with another analysis is
+ * rebuilt (search does it at start) before its scores can be compared with a query's terms.
+ */
+export const lexicalAnalysisVersion = "terms-v1";
 
 /** `invalid_at` of a memory that never expires (9999-12-31), so "not expired" is one range. */
 export const neverExpires = 253_402_300_799_000;
 
-/** Weighted text fields (BM25) and exact tag / numeric filter fields. */
+/** The one text field (BM25 over the analysed terms) and exact tag / numeric filter fields. */
 export const lexicalSchema: readonly string[] = [
-  ...["content", "TEXT", "WEIGHT", "1"],
-  ...["slot", "TEXT", "WEIGHT", "3"],
-  ...["title", "TEXT", "WEIGHT", "2"],
-  ...["aliases", "TEXT", "WEIGHT", "2"],
-  ...["entities", "TEXT", "WEIGHT", "1"],
-  ...["keys", "TEXT", "WEIGHT", "1"],
-  // jieba words of the Chinese in content, title and aliases (RediSearch does not segment it).
-  ...["cjk", "TEXT", "WEIGHT", "1"],
+  ...["terms", "TEXT", "NOSTEM"],
   ...["tags", "TAG"],
   ...["entity_tags", "TAG"],
   ...["key_tags", "TAG"],
@@ -32,6 +38,9 @@ export const lexicalSchema: readonly string[] = [
   ...["updated", "NUMERIC", "SORTABLE"],
   ...["invalid_at", "NUMERIC"],
   ...["valid_from", "NUMERIC"],
+  // The episode a memory was written in, and its place there (episode neighbours at recall).
+  ...["episode", "TAG"],
+  ...["episode_order", "NUMERIC", "SORTABLE"],
 ];
 
 /**
@@ -46,9 +55,9 @@ function tags(values: readonly string[]): string {
   return [...new Set(values.map(normalizeTag).filter((v) => v !== ""))].join(",");
 }
 
-/** Slot words: `deploy_process/prod` is found by "deploy process prod". */
-function slotWords(slot: string): string {
-  return slot.replace(/[_./:]+/g, " ");
+/** A memory's place in its episode: the order it was given, else its creation time. */
+export function episodeOrder(doc: MemoryDocument): number {
+  return doc.episode?.order ?? Date.parse(doc.createdAt);
 }
 
 function millis(timestamp: string | null, fallback: number): string {
@@ -62,13 +71,7 @@ function millis(timestamp: string | null, fallback: number): string {
  */
 export function documentFields(doc: MemoryDocument): string[] {
   const fields: string[] = [
-    ...["content", doc.content],
-    ...["slot", slotWords(doc.slot)],
-    ...["title", doc.title],
-    ...["aliases", doc.aliases.join(" ; ")],
-    ...["entities", doc.entities.map((e) => e.text).join(" ; ")],
-    ...["keys", doc.keys.join(" ; ")],
-    ...["cjk", chineseSegments(`${doc.title}\n${doc.aliases.join("\n")}\n${doc.content}`).join(" ")],
+    ...["terms", memoryTerms(doc).join(" ")],
     ...["tags", tags(doc.tags)],
     ...["entity_tags", tags(doc.entities.map((e) => e.text))],
     ...["key_tags", tags(doc.keys)],
@@ -87,5 +90,7 @@ export function documentFields(doc: MemoryDocument): string[] {
     ...["json", JSON.stringify(doc)],
   ];
   if (doc.project !== null && normalizeTag(doc.project) !== "") fields.push("project", tags([doc.project]));
+  if (doc.episode)
+    fields.push("episode", identityTag(doc.episode.id), "episode_order", String(episodeOrder(doc)));
   return fields;
 }

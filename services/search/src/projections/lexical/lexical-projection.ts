@@ -6,6 +6,7 @@ import type { EventStore } from "@cairn/event-store";
 import { snapshotRedisPrefix } from "@cairn/projection-runtime";
 import type { Redis } from "ioredis";
 import { createDocumentProjection, type DocumentProjection } from "../document-projection.ts";
+import { lexicalAnalysisVersion } from "./lexical-index.ts";
 import type { LexicalStore, LexicalWrite } from "./lexical-store.ts";
 
 export function createLexicalProjection(options: {
@@ -17,6 +18,7 @@ export function createLexicalProjection(options: {
   const { store } = options;
   return createDocumentProjection({
     name: "search.lexical",
+    version: lexicalAnalysisVersion,
     log: options.log,
     sealRing: options.sealRing,
     store: {
@@ -24,8 +26,17 @@ export function createLexicalProjection(options: {
       loadDocuments: (g, ids) => store.loadDocuments(g, ids),
       write(g, writer, expected, next, fold) {
         const writes: LexicalWrite[] = [
-          ...[...fold.documents.values()].map((document) => ({ kind: "document" as const, document })),
+          ...[...fold.documents.values()].map((document) => ({
+            kind: "document" as const,
+            document,
+            previous: fold.previous.get(document.id),
+          })),
           ...[...fold.synonyms].map(([tenant, groups]) => ({ kind: "synonyms" as const, tenant, groups })),
+          ...[...fold.retrieval].map(([tenant, settings]) => ({
+            kind: "retrieval" as const,
+            tenant,
+            settings,
+          })),
         ];
         return store.commit(g, writer, expected, next, writes);
       },

@@ -2,7 +2,13 @@
 // generations under `<prefix>search:lexical:`). Each generation is one RediSearch index with
 // its documents and its synonym table, all under `<prefix>search:lexical:g<n>:`; the active
 // one serves queries and receives live events, a rebuild fills a new one and then switches.
-import { type MemoryDocument, MemoryDocumentSchema } from "@cairn/contracts";
+import {
+  defaultRetrievalSettings,
+  type MemoryDocument,
+  MemoryDocumentSchema,
+  type RetrievalSettings,
+  RetrievalSettingsSchema,
+} from "@cairn/contracts";
 import {
   type ApplyOutcome,
   createRedisGenerations,
@@ -10,8 +16,16 @@ import {
   type RedisCommand,
   type RedisGenerations,
 } from "@cairn/projection-runtime";
+import { memoryTerms } from "@cairn/text-analysis";
 import type { Redis } from "ioredis";
-import { documentFields, lexicalSchema } from "./lexical-index.ts";
+import {
+  documentFields,
+  episodeOrder,
+  identityTag,
+  lexicalAnalysisVersion,
+  lexicalSchema,
+} from "./lexical-index.ts";
+import { readStatistics, statisticsCommands, type TenantStatistics } from "./lexical-statistics.ts";
 import {
   bm25Scorer,
   createIndexCommand,
@@ -22,10 +36,12 @@ import {
 } from "./redisearch.ts";
 
 export type LexicalWrite =
-  | { kind: "document"; document: MemoryDocument }
-  | { kind: "synonyms"; tenant: string; groups: string[][] };
+  | { kind: "document"; document: MemoryDocument; previous: MemoryDocument | undefined }
+  | { kind: "synonyms"; tenant: string; groups: string[][] }
+  | { kind: "retrieval"; tenant: string; settings: RetrievalSettings };
 
-export type LexicalHit = { id: string; score: number; document: MemoryDocument };
+/** A match with RediSearch's score and its analysed terms (for exact BM25). */
+export type LexicalMatch = { id: string; score: number; terms: string[] };
 
 export type LexicalStore = {
   readonly module: RediSearchModule;
@@ -35,6 +51,10 @@ export type LexicalStore = {
   loadDocuments(generation: number, ids: readonly string[]): Promise<Map<string, MemoryDocument>>;
   loadDocument(generation: number, id: string): Promise<MemoryDocument | null>;
   loadSynonyms(generation: number, tenant: string): Promise<string[][]>;
+  /** The tenant's retrieval settings (defaults when it set none). */
+  loadRetrieval(generation: number, tenant: string): Promise<RetrievalSettings>;
+  /** The tenant's BM25 statistics for these terms. */
+  statistics(generation: number, tenant: string, terms: readonly string[]): Promise<TenantStatistics>;
   /** Writes documents and synonym tables and moves the checkpoint, atomically (compare-and-set). */
   commit(
     generation: number,
@@ -43,8 +63,26 @@ export type LexicalStore = {
     next: number,
     writes: readonly LexicalWrite[],
   ): Promise<ApplyOutcome>;
-  /** Runs a query on a generation's index: BM25 scores, best first, with the documents. */
-  search(generation: number, query: string, limit: number): Promise<LexicalHit[]>;
+  /**
+   * Whether a generation holds the terms of today's text analysis (`false` for one built by an
+   * older version: it answers, less well, until a rebuild replaces it).
+   */
+  hasCurrentAnalysis(generation: number): Promise<boolean>;
+  /**
+   * Runs a text clause (`(a|b)`, analysed terms) with filters on a generation's index: up to
+   * `limit` matches in RediSearch's BM25 order, each with its terms (no documents: the caller
+   * scores them exactly and loads the documents of the best).
+   */
+  match(generation: number, text: string, filters: readonly string[], limit: number): Promise<LexicalMatch[]>;
+  /**
+   * For each document with an episode, the memories just before and just after it there that
+   * pass the filters (one round trip for all).
+   */
+  episodeNeighbours(
+    generation: number,
+    documents: readonly MemoryDocument[],
+    filters: readonly string[],
+  ): Promise<Map<string, MemoryDocument[]>>;
   /** Documents only, for filters that need no scores (backlinks, slot lookups). */
   searchDocuments(generation: number, query: string, limit: number): Promise<MemoryDocument[]>;
   /** Documents matching `query`, most recently updated first. */
@@ -64,17 +102,21 @@ function parseDocument(json: unknown): MemoryDocument | null {
 function parseSearchReply(
   reply: unknown[],
   withScores: boolean,
-): { key: string; score: number; json: unknown }[] {
-  const hits: { key: string; score: number; json: unknown }[] = [];
+): { key: string; score: number; json: unknown; terms: string }[] {
+  const hits: { key: string; score: number; json: unknown; terms: string }[] = [];
   const step = withScores ? 3 : 2;
   for (let i = 1; i + step - 1 < reply.length; i += step) {
     const key = String(reply[i]);
     const score = withScores ? Number(reply[i + 1]) : 0;
     const fields = reply[i + step - 1] as unknown[] | null;
     let json: unknown = null;
-    for (let f = 0; fields && f + 1 < fields.length; f += 2)
-      if (String(fields[f]) === "json") json = fields[f + 1];
-    hits.push({ key, score, json });
+    let terms = "";
+    for (let f = 0; fields && f + 1 < fields.length; f += 2) {
+      const name = String(fields[f]);
+      if (name === "json") json = fields[f + 1];
+      else if (name === "terms") terms = String(fields[f + 1] ?? "");
+    }
+    hits.push({ key, score, json, terms });
   }
   return hits;
 }
@@ -87,6 +129,9 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
   const docPrefix = (g: number) => `${gen(g)}doc:`;
   const docKey = (g: number, id: string) => `${docPrefix(g)}${id}`;
   const synonymsKey = (g: number) => `${gen(g)}synonyms`;
+  const retrievalKey = (g: number) => `${gen(g)}retrieval`;
+  const statsKey = (g: number) => (tenant: string) => `${gen(g)}stats:${tenant}`;
+  const analysed = new Map<number, boolean>();
 
   async function createIndex(g: number): Promise<void> {
     const [command, ...args] = createIndexCommand(module, indexName(g), docPrefix(g), lexicalSchema);
@@ -95,6 +140,14 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     } catch (error) {
       if (!isIndexExistsError(error)) throw error;
     }
+  }
+
+  async function hasCurrentAnalysis(g: number): Promise<boolean> {
+    const known = analysed.get(g);
+    if (known !== undefined) return known;
+    const current = (await generations.version(g)) === lexicalAnalysisVersion;
+    analysed.set(g, current);
+    return current;
   }
 
   async function indexExists(g: number): Promise<boolean> {
@@ -108,6 +161,7 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
   }
 
   const generations = createRedisGenerations(redis, base, {
+    version: lexicalAnalysisVersion,
     createData: createIndex,
     // After a Redis restart without its data the active generation has no index: make it again.
     ensureData: async (g) => {
@@ -182,34 +236,93 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       const json = await redis.hget(synonymsKey(g), tenant);
       return json === null ? [] : (JSON.parse(json) as string[][]);
     },
-    commit(g, writer, expected, next, writes) {
-      const commands = writes.flatMap((w): RedisCommand[] =>
-        w.kind === "document"
-          ? documentCommands(g, w.document)
-          : [["HSET", synonymsKey(g), w.tenant, JSON.stringify(w.groups)]],
-      );
+    async loadRetrieval(g, tenant) {
+      const json = await redis.hget(retrievalKey(g), tenant);
+      if (json === null) return defaultRetrievalSettings;
+      const parsed = RetrievalSettingsSchema.safeParse(JSON.parse(json));
+      return parsed.success ? parsed.data : defaultRetrievalSettings;
+    },
+    statistics: (g, tenant, terms) => readStatistics(redis, statsKey(g)(tenant), terms),
+    async commit(g, writer, expected, next, writes) {
+      const commands = writes.flatMap((w): RedisCommand[] => {
+        if (w.kind === "document") return documentCommands(g, w.document);
+        if (w.kind === "synonyms") return [["HSET", synonymsKey(g), w.tenant, JSON.stringify(w.groups)]];
+        return [["HSET", retrievalKey(g), w.tenant, JSON.stringify(w.settings)]];
+      });
+      const changes = writes.flatMap((w) => (w.kind === "document" ? [w] : []));
+      commands.push(...(await statisticsCommands(redis, statsKey(g), changes)));
       return generations.commit(g, writer, expected, next, commands);
     },
-    async search(g, query, limit) {
+    hasCurrentAnalysis,
+    async match(g, text, filters, limit) {
+      const current = await hasCurrentAnalysis(g);
+      // An index of an older analysis has no `terms` field: its text fields take the clause,
+      // and its documents are analysed here.
       const reply = (await redis.call(
         "FT.SEARCH",
         indexName(g),
-        query,
+        [`${current ? "@terms:" : ""}${text}`, ...filters].join(" "),
+        "VERBATIM",
         "WITHSCORES",
         "SCORER",
         bm25Scorer(module),
         "RETURN",
-        "1",
-        "json",
+        "2",
+        "terms",
+        ...(current ? ["terms"] : ["json"]),
         "LIMIT",
         "0",
         String(limit),
       )) as unknown[];
       const prefix = docPrefix(g);
-      return parseSearchReply(reply, true).flatMap((hit) => {
-        const document = parseDocument(hit.json);
-        return document ? [{ id: hit.key.slice(prefix.length), score: hit.score, document }] : [];
+      return parseSearchReply(reply, true).map((hit) => {
+        const stale = current ? null : parseDocument(hit.json);
+        const terms = stale ? memoryTerms(stale) : hit.terms === "" ? [] : hit.terms.split(" ");
+        return { id: hit.key.slice(prefix.length), score: hit.score, terms };
       });
+    },
+    async episodeNeighbours(g, documents, filters) {
+      const out = new Map<string, MemoryDocument[]>();
+      const asked = documents.filter((d) => d.episode);
+      if (asked.length === 0) return out;
+      const pipeline = redis.pipeline();
+      for (const doc of asked) {
+        const order = episodeOrder(doc);
+        const episode = `@episode:{${identityTag((doc.episode as { id: string }).id)}}`;
+        for (const [range, direction] of [
+          [`[-inf (${order}]`, "DESC"],
+          [`[(${order} +inf]`, "ASC"],
+        ] as const) {
+          const query = [episode, `@episode_order:${range}`, ...filters].join(" ");
+          pipeline.call(
+            "FT.SEARCH",
+            indexName(g),
+            query,
+            "SORTBY",
+            "episode_order",
+            direction,
+            "RETURN",
+            "1",
+            "json",
+            "LIMIT",
+            "0",
+            "1",
+          );
+        }
+      }
+      const replies = (await pipeline.exec()) ?? [];
+      asked.forEach((doc, i) => {
+        const found: MemoryDocument[] = [];
+        for (const [error, reply] of [replies[2 * i], replies[2 * i + 1]].filter((r) => r !== undefined)) {
+          if (error) throw error;
+          for (const hit of parseSearchReply(reply as unknown[], false)) {
+            const neighbour = parseDocument(hit.json);
+            if (neighbour && neighbour.id !== doc.id) found.push(neighbour);
+          }
+        }
+        out.set(doc.id, found);
+      });
+      return out;
     },
     searchDocuments: (g, query, limit) => findDocuments(g, query, limit, []),
     listDocuments: (g, query, limit) => findDocuments(g, query, limit, ["SORTBY", "updated", "DESC"]),

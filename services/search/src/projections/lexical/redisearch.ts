@@ -33,15 +33,18 @@ export async function detectRediSearch(redis: Redis): Promise<RediSearchModule> 
   });
 }
 
-/** FT.CREATE arguments for an index over documents whose keys start with `docPrefix`. */
+/**
+ * FT.CREATE arguments for an index over documents whose keys start with `docPrefix`, with no
+ * stop words of its own (the text arrives analysed; see lexical-index.ts).
+ */
 export function createIndexCommand(
   module: RediSearchModule,
   index: string,
   docPrefix: string,
   schema: readonly string[],
 ): string[] {
-  if (module.generation === 1) return ["FT.CREATE", index, "SCHEMA", ...schema];
-  return ["FT.CREATE", index, "ON", "HASH", "PREFIX", "1", docPrefix, "SCHEMA", ...schema];
+  if (module.generation === 1) return ["FT.CREATE", index, "STOPWORDS", "0", "SCHEMA", ...schema];
+  return ["FT.CREATE", index, "ON", "HASH", "PREFIX", "1", docPrefix, "STOPWORDS", "0", "SCHEMA", ...schema];
 }
 
 /** Drops an index and its documents. */

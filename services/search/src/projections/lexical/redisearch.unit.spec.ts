@@ -9,6 +9,8 @@ describe("RediSearch generations", () => {
     expect(createIndexCommand(v1, "idx", "doc:", ["content", "TEXT"])).toEqual([
       "FT.CREATE",
       "idx",
+      "STOPWORDS",
+      "0",
       "SCHEMA",
       "content",
       "TEXT",
@@ -25,6 +27,8 @@ describe("RediSearch generations", () => {
       "PREFIX",
       "1",
       "doc:",
+      "STOPWORDS",
+      "0",
       "SCHEMA",
       "content",
       "TEXT",

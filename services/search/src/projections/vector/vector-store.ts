@@ -6,7 +6,7 @@ import { MemoryDocumentSchema } from "@cairn/contracts";
 import { type ProjectionSnapshot, snapshotRows } from "@cairn/projection-runtime";
 import type pg from "pg";
 import pgvector from "pgvector";
-import { normalizeTag } from "../lexical/text-analysis.ts";
+import { normalizeTag } from "../lexical/query-syntax.ts";
 import { type VectorGeneration, vectorTable } from "./vector-generations.ts";
 
 /** A document to write; `embedding: null` keeps the stored vector (its text did not change). */

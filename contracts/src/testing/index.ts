@@ -1,0 +1,2 @@
+export { refusalOf } from "./refusal-of.ts";
+export { storedEvent, testMeta } from "./stored-event.ts";
