@@ -278,6 +278,35 @@ describe("MCP over streamable HTTP", () => {
     expect((status.structuredContent.principal as { agent: string }).agent).toBe("alice");
   });
 
+  it("keeps a session's memories as one episode, shows neighbours, and explains a search", async () => {
+    const { client } = await mcpClient("alice");
+    const said = async (slot: string, content: string) =>
+      (await call(client, "memory_create", { slot, content, kind: "episode" })).structuredContent
+        .id as string;
+    await said("chat/quokka-question", "Ben asked which animal the quokka photo showed.");
+    const answer = await said("chat/quokka-answer", "It was a marsupial from Rottnest Island.");
+    const read = await call(client, "memory_read", { id: answer });
+    const memory = read.structuredContent.memory as { episode: { id: string } | null };
+    expect(memory.episode?.id).toMatch(/^mcp-session-/);
+    expect((read.content[0] as { text: string }).text).toMatch(/before: chat\/quokka-question/);
+
+    const search = await call(client, "memory_search", {
+      query: "what animal was the quokka",
+      explain: true,
+    });
+    const results = search.structuredContent.results as {
+      slot: string;
+      explanation: { relevance: { coverage: number | null }; episode: { from: string } | null };
+    }[];
+    const found = results.find((r) => r.slot === "chat/quokka-answer");
+    // The answer holds no word of the question: its turn before passed it relevance.
+    expect(found?.explanation.episode).not.toBeNull();
+    expect(results[0]?.explanation.relevance.coverage).toBeGreaterThan(0);
+    expect((search.content[0] as { text: string }).text).toMatch(
+      /why: score .* relevance .*episode neighbour/s,
+    );
+  });
+
   it("refuses a session used with another key, a foreign Origin, and a bad key", async () => {
     const { transport } = await mcpClient("alice");
     const sessionId = transport.sessionId!;
@@ -562,6 +591,53 @@ describe("REST /v1", () => {
     const { client: olga } = await mcpClient("outsider");
     const hidden = await call(olga, "memory_history", { id: first.id });
     expect((hidden.structuredContent.error as { code: string }).code).toBe("not_found");
+  });
+
+  it("explains search results with explain=true and leaves out what holds too little of the query", async () => {
+    for (const [slot, content] of [
+      ["tools/package-manager", "We use pnpm as the package manager for every repository."],
+      ["ops/metrics-marker", "The metrics marker is set on every request the gateway serves."],
+    ] as const) {
+      const created = await rest("alice", "POST", "/v1/memories", { slot, content });
+      expect(created.status, await created.clone().text()).toBe(201);
+    }
+    const plain = await rest("alice", "GET", "/v1/memories?q=which%20package%20manager&consistency=strong");
+    const plainBody = (await plain.json()) as {
+      results: { document: { slot: string }; explanation?: unknown }[];
+    };
+    expect(plainBody.results[0]?.document.slot).toBe("tools/package-manager");
+    expect(plainBody.results[0]?.explanation).toBeUndefined();
+    expect(plainBody.results.map((r) => r.document.slot)).not.toContain("ops/metrics-marker");
+
+    const explained = await rest("alice", "GET", "/v1/memories?q=which%20package%20manager&explain=true");
+    expect(explained.status).toBe(200);
+    const body = (await explained.json()) as {
+      results: {
+        score: number;
+        explanation: {
+          score: number;
+          relevance: { fused: number; lexical: { rank: number; score: number } | null; coverage: number };
+          factors: Record<string, number> | null;
+          expansions: string[];
+        };
+      }[];
+    };
+    const top = body.results[0]?.explanation;
+    expect(top?.score).toBe(body.results[0]?.score);
+    expect(top?.relevance.lexical?.rank).toBe(1);
+    expect(top?.relevance.coverage).toBeGreaterThan(0.5);
+    expect(top?.factors).toMatchObject({
+      relevance: 1,
+      decay: expect.any(Number),
+      feedback: expect.any(Number),
+    });
+
+    // memory_context does not pad its answer with what does not answer the task.
+    const { client } = await mcpClient("alice");
+    const context = await call(client, "memory_context", { task: "which package manager do we use?" });
+    const slots = (context.structuredContent.memories as { slot: string }[]).map((m) => m.slot);
+    expect(slots).toContain("tools/package-manager");
+    expect(slots).not.toContain("ops/metrics-marker");
   });
 
   it("lets admins manage API keys of their tenant and nobody else", async () => {

@@ -1,7 +1,7 @@
 // MCP over streamable HTTP at /mcp. Each session has its own transport and server, bound to
 // the API key that opened it: a request with another key is refused (403), and every request
 // still carries and passes its Bearer key (the request guard runs first).
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { CairnError } from "@cairn/contracts";
 import type { Logger } from "@cairn/telemetry";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -96,7 +96,10 @@ export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): { se
             request.url,
           );
         }
-        const server = createServer({ ops: deps.ops, caller }, deps.version);
+        // The session is an episode: what its memories were written in (not the session id,
+        // which authenticates and must not be stored).
+        const episode = `mcp-session-${randomUUID()}`;
+        const server = createServer({ ops: deps.ops, caller, episode }, deps.version);
         const fresh: Session = {
           server,
           keyId: caller.keyId,

@@ -19,7 +19,7 @@ export type WriteToolSpec<Shape extends z.ZodRawShape, N extends IngestCommandNa
   annotations: ToolAnnotations;
   command: N;
   /** The tool's snake_case arguments as the command's camelCase input. */
-  toCommand: (args: z.output<z.ZodObject<Shape>>) => Partial<CommandInput<N>>;
+  toCommand: (args: z.output<z.ZodObject<Shape>>, deps: ToolDeps) => Partial<CommandInput<N>>;
   /** How the answer to a done write begins, e.g. "Created the memory". */
   done: string;
 };
@@ -33,7 +33,7 @@ export function registerWriteTool<Shape extends z.ZodRawShape, N extends IngestC
   const { name, title, description, inputSchema, annotations } = spec;
   const run = (args: z.output<z.ZodObject<Shape>>) =>
     runTool(async () => {
-      const outcome = await deps.ops.write(deps.caller, spec.command, spec.toCommand(args));
+      const outcome = await deps.ops.write(deps.caller, spec.command, spec.toCommand(args, deps));
       return writeOutcomeResult(outcome, spec.done, name);
     });
   // The SDK types a callback with a conditional type TypeScript cannot resolve for a generic

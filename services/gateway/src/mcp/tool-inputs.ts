@@ -48,6 +48,15 @@ export const memoryFields = {
     .optional()
     .describe("where it comes from (file, URL, conversation)"),
   valid_from: TimestampSchema.optional(),
+  episode: z
+    .object({
+      id: z.string().min(1).max(limits.episodeMaxChars).describe("the conversation, thread or session"),
+      order: z.number().int().min(0).optional().describe("its place there, e.g. the turn number"),
+    })
+    .optional()
+    .describe(
+      "what this was written in; memories of one episode keep that context (default: this MCP session)",
+    ),
 };
 
 export const changeFields = {
@@ -74,10 +83,16 @@ type MemoryArgs = {
   project?: string | undefined;
   source?: string | undefined;
   valid_from?: string | undefined;
+  episode?: { id: string; order?: number | undefined } | undefined;
 };
 
 /** Tool arguments to the contracts' `MemoryInput`, leaving out what was not given. */
-export function toMemoryInput(args: MemoryArgs) {
+export function toMemoryInput(args: MemoryArgs, sessionEpisode?: string) {
+  const episode = args.episode
+    ? { id: args.episode.id, order: args.episode.order ?? null }
+    : sessionEpisode
+      ? { id: sessionEpisode, order: null }
+      : undefined;
   return {
     slot: args.slot,
     content: args.content,
@@ -90,6 +105,7 @@ export function toMemoryInput(args: MemoryArgs) {
     ...(args.project === undefined ? {} : { project: args.project }),
     ...(args.source === undefined ? {} : { source: args.source }),
     ...(args.valid_from === undefined ? {} : { validFrom: args.valid_from }),
+    ...(episode === undefined ? {} : { episode }),
   };
 }
 

@@ -147,9 +147,11 @@ export function storedRecordResult(
   field: string,
   doc: MemoryDocument,
   extra: Record<string, unknown> = {},
+  /** Lines after the version (what the structured extra says, for a reader of the text). */
+  notes: readonly string[] = [],
 ): CallToolResult {
   return toolResult(
     { notice: storedDataNotice, [field]: storedDocument(doc), version: doc.version, ...extra },
-    `${storedDataNotice}\n\n${renderStoredMemory(doc)}\n\nversion: ${doc.version}`,
+    [`${storedDataNotice}\n\n${renderStoredMemory(doc)}\n\nversion: ${doc.version}`, ...notes].join("\n"),
   );
 }

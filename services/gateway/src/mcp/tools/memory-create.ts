@@ -14,7 +14,7 @@ export function registerMemoryCreateTool(server: McpServer, deps: ToolDeps): voi
     inputSchema: memoryFields,
     annotations: writeAnnotations(),
     command: "memory.create",
-    toCommand: (args) => ({ memory: toMemoryInput(args) }),
+    toCommand: (args, deps) => ({ memory: toMemoryInput(args, deps.episode) }),
     done: "Created the memory",
   });
 }

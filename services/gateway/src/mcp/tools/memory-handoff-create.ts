@@ -13,7 +13,7 @@ export function registerMemoryHandoffCreateTool(server: McpServer, deps: ToolDep
     inputSchema: memoryFields,
     annotations: writeAnnotations(),
     command: "handoff.open",
-    toCommand: (args) => ({ handoff: toMemoryInput(args) }),
+    toCommand: (args, deps) => ({ handoff: toMemoryInput(args, deps.episode) }),
     done: "Opened the handoff",
   });
 }

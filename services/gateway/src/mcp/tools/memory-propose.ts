@@ -14,7 +14,7 @@ export function registerMemoryProposeTool(server: McpServer, deps: ToolDeps): vo
     inputSchema: memoryFields,
     annotations: writeAnnotations(),
     command: "proposal.submit",
-    toCommand: (args) => ({ proposal: toMemoryInput(args) }),
+    toCommand: (args, deps) => ({ proposal: toMemoryInput(args, deps.episode) }),
     done: "Proposed; it waits in the inbox",
   });
 }

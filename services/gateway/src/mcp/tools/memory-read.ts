@@ -38,7 +38,13 @@ export function registerMemoryReadTool(server: McpServer, deps: ToolDeps): void 
           },
           { consistency: "strong" },
         );
-        return storedRecordResult("memory", reply.document);
+        const { neighbours } = reply;
+        const episode = reply.document.episode;
+        if (!neighbours || !episode) return storedRecordResult("memory", reply.document);
+        const ref = (r: { id: string; slot: string } | null) => (r ? `${r.slot} (${r.id})` : "none");
+        return storedRecordResult("memory", reply.document, { neighbours }, [
+          `episode: ${episode.id}${episode.order === null ? "" : ` #${episode.order}`}; before: ${ref(neighbours.previous)}; after: ${ref(neighbours.next)}`,
+        ]);
       }),
   );
 }

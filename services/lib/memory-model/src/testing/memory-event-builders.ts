@@ -36,6 +36,7 @@ export function memoryRecord(fields: MemoryFields & { agent: string }): EventDat
     validFrom: fields.validFrom ?? null,
     ...(fields.consolidatedFrom ? { consolidatedFrom: fields.consolidatedFrom } : {}),
     ...(fields.level ? { level: fields.level } : {}),
+    ...(fields.episode ? { episode: fields.episode } : {}),
   };
 }
 

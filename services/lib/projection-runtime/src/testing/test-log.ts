@@ -49,6 +49,8 @@ export type TestLog = {
     options?: { author?: Author; publish?: boolean; recordedAt?: string },
   ): Promise<StoredEvent>;
   setSynonyms(tenant: string, synonyms: string[][]): Promise<StoredEvent>;
+  /** A change of a tenant's settings, as an admin would make it. */
+  changeSettings(tenant: string, settings: Record<string, unknown>): Promise<StoredEvent>;
   publish(events: readonly StoredEvent[], options?: { msgId?: (e: StoredEvent) => string }): Promise<void>;
   publishRaw(subject: string, body: string): Promise<void>;
   /** The highest position in the log (what a test wrote last). */
@@ -117,11 +119,12 @@ export async function createTestLog(options: { pool: pg.Pool; nc: NatsConnection
       );
       return event as StoredEvent;
     },
-    async setSynonyms(tenant, synonyms) {
+    setSynonyms: (tenant, synonyms) => log.changeSettings(tenant, { synonyms }),
+    async changeSettings(tenant, settings) {
       const [event] = await log.append(
         streamIdFor("tenant", tenant),
         "tenant",
-        [{ type: "tenant.settings_changed", data: { synonyms } }],
+        [{ type: "tenant.settings_changed", data: settings }],
         { author: { tenant, agent: "admin" } },
       );
       return event as StoredEvent;

@@ -1,0 +1,93 @@
+// Episodes on real read models: the turn after (or before) a matching turn of a conversation
+// shares its relevance, even when it holds none of the query's words; a neighbour the
+// principal may not see is never brought in; a memory's read names its neighbours; and the
+// retrievers alone (episodes off) leave it out.
+import { describe, expect } from "vitest";
+import { principals, searchTest as test } from "../testing/search-test.ts";
+
+const { alice, bob } = principals;
+const acmeAlice = { tenant: "acme", agent: "alice" };
+const acmeBob = { tenant: "acme", agent: "bob" };
+
+describe("episodes", () => {
+  test("a matching turn's neighbours share its relevance; what one may not see never joins", async ({
+    search,
+  }) => {
+    const turn = (order: number, content: string, author = acmeAlice, scope: "team" | "agent" = "team") =>
+      search.log.record({ author, content, scope, episode: { id: "chat-7", order } });
+    const before = await turn(1, "Ana: I adopted a dog last week!");
+    const match = await turn(2, "Ben: What breed is your new dog?");
+    const answer = await turn(3, "Ana: A greyhound called Pepper.");
+    const later = await turn(4, "Ana: Off to the park now.");
+    const unrelated = await search.log.record({
+      author: acmeAlice,
+      content: "The greyhound race is on Sunday.",
+    });
+    const privateNext = await search.log.record({
+      author: acmeBob,
+      scope: "agent",
+      content: "Bob: private aside.",
+      episode: { id: "chat-9", order: 2 },
+    });
+    await search.log.record({
+      author: acmeBob,
+      content: "Bob: what breed, again?",
+      episode: { id: "chat-9", order: 1 },
+    });
+    await search.settle();
+
+    const found = await search.candidates({ principal: alice, query: "which breed of dog", mode: "hybrid" });
+    const ids = found.candidates.map((c) => c.id);
+    const byId = new Map(found.candidates.map((c) => [c.id, c]));
+    // The answer holds neither "breed" nor "dog": it comes from the turn before it.
+    expect(byId.get(answer.id)?.episode).toEqual({ from: match.id, boost: expect.any(Number) });
+    expect(byId.get(answer.id)?.lexical).toBeNull();
+    expect(ids.indexOf(answer.id)).toBeLessThan(
+      ids.indexOf(unrelated.id) === -1 ? Infinity : ids.indexOf(unrelated.id),
+    );
+    expect(byId.get(before.id)?.episode?.from).toBe(match.id);
+    // Two turns away: nothing passed on.
+    expect(byId.get(later.id)).toBeUndefined();
+    // Bob's private aside is a neighbour of a match Alice sees, but not hers to see.
+    expect(ids).not.toContain(privateNext.id);
+    const asBob = await search.candidates({ principal: bob, query: "which breed", mode: "hybrid" });
+    expect(asBob.candidates.find((c) => c.id === privateNext.id)?.episode).toBeDefined();
+
+    // The retrievers alone leave the answer out.
+    const alone = await search.candidates({ principal: alice, query: "which breed of dog", episodes: false });
+    expect(alone.candidates.map((c) => c.id)).not.toContain(answer.id);
+
+    // A read names the neighbours.
+    const read = await search.get({ principal: alice, id: answer.id });
+    expect(read.neighbours).toEqual({
+      previous: expect.objectContaining({ id: match.id }),
+      next: expect.objectContaining({ id: later.id }),
+    });
+    expect((await search.get({ principal: alice, id: unrelated.id })).neighbours).toBeUndefined();
+  });
+
+  test("the tenant's episodeSpread 0 turns it off; its relevance floor keeps unrelated memories out", async ({
+    search,
+  }) => {
+    const match = await search.log.record({
+      content: "Ben: What breed is your new dog?",
+      episode: { id: "c", order: 1 },
+    });
+    const answer = await search.log.record({ content: "Ana: A greyhound.", episode: { id: "c", order: 2 } });
+    const noise = await search.log.record({ content: "Metrics marker: every request is counted." });
+    await search.log.changeSettings("acme", {
+      retrieval: { vectorWeight: null, relevanceFloor: 0.15, episodeSpread: 0 },
+    });
+    await search.settle();
+    const found = await search.candidates({
+      principal: alice,
+      query: "what breed is the dog",
+      mode: "hybrid",
+    });
+    const ids = found.candidates.map((c) => c.id);
+    expect(ids).toContain(match.id);
+    expect(ids).not.toContain(answer.id);
+    expect(ids).not.toContain(noise.id);
+    expect(found.belowFloor).toBeGreaterThanOrEqual(1);
+  });
+});
