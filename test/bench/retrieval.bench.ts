@@ -1,6 +1,6 @@
 // `pnpm bench retrieval [--data DIR] [--mode lexical|vector|hybrid|full|all] [--json]
 //                       [--nats URL] [--candidates N] [--questions N] [--factors off]
-//                       [--dump FILE]`
+//                       [--expansions off] [--dump FILE]`
 //
 // Stores every turn of LoCoMo-format conversations as one memory through the real write
 // path (the ingest RPC), then asks every question of categories 1-4 through the real read
@@ -64,6 +64,8 @@ type Options = {
   dump: string | undefined;
   /** `off`: every ranking weight set to 1 for the bench tenants, so `full` shows relevance alone. */
   factorsOff: boolean;
+  /** `off`: `full` without ranking's expansion terms (key graph and co-occurrence), to measure them. */
+  expansionsOff: boolean;
 };
 
 function option(args: string[], name: string): string | undefined {
@@ -88,6 +90,7 @@ function parseOptions(args: string[]): Options {
     concurrency: Number(option(args, "--concurrency") ?? 8),
     dump: option(args, "--dump"),
     factorsOff: option(args, "--factors") === "off",
+    expansionsOff: option(args, "--expansions") === "off",
   };
 }
 
@@ -296,6 +299,7 @@ async function ask(
   mode: Mode,
   candidateK: number,
   dump: boolean,
+  expansionsOff = false,
 ): Promise<string[]> {
   if (mode !== "full") {
     // One retriever (or their fusion) alone: no episode spreading, which the full path adds.
@@ -308,8 +312,9 @@ async function ask(
     });
     return reply.candidates.map((c) => c.id);
   }
-  const expansion = await call(nc, rankingRpcs.expand, { principal, query: question });
-  if (expansion.skip) return [];
+  const expanded = await call(nc, rankingRpcs.expand, { principal, query: question });
+  if (expanded.skip) return [];
+  const expansion = expansionsOff ? { ...expanded, terms: [] } : expanded;
   const candidates = await call(nc, searchRpcs.candidates, {
     principal,
     query: question,
@@ -358,6 +363,7 @@ async function runMode(
       mode,
       options.candidateK,
       options.dump !== undefined,
+      options.expansionsOff,
     );
     latencies.push(performance.now() - t0);
     outcomes.push({
@@ -451,6 +457,7 @@ export async function run(args: string[]): Promise<void> {
     questions,
     candidateK: options.candidateK,
     factors: options.factorsOff ? "off" : "tenant defaults",
+    expansions: options.expansionsOff ? "off" : "on",
     repeatedTurns: stored.reduce((n, s) => n + s.repeated, 0),
     baseline: {
       ...baseline.figures,
