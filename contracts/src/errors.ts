@@ -13,6 +13,8 @@ export const writeErrorCodes = [
   "precondition_required",
   "token_invalid",
   "forbidden",
+  /** A retry reused an idempotency key with a different request than the one it first carried. */
+  "idempotency_conflict",
 ] as const;
 
 /**
@@ -22,6 +24,8 @@ export const writeErrorCodes = [
 export const errorCodes = [
   "validation_failed",
   ...writeErrorCodes,
+  /** The request body is not in a format the route reads (REST: not JSON). */
+  "unsupported_media_type",
   "unauthenticated",
   "rate_limited",
   "timeout",

@@ -78,6 +78,24 @@ export {
 } from "./events/other-events.ts";
 export type { SearchExplanation } from "./explanation.ts";
 export { SearchExplanationSchema } from "./explanation.ts";
+export type {
+  CairnExportHeader,
+  CairnExportRecord,
+  CairnExportVersion,
+  ExportPageReply,
+  ExportPageRequest,
+  MemoryStreamEventType,
+} from "./export-format.ts";
+export {
+  CairnExportHeaderSchema,
+  CairnExportRecordSchema,
+  CairnExportVersionSchema,
+  cairnExportFormat,
+  cairnExportVersion,
+  ExportPageReplySchema,
+  ExportPageRequestSchema,
+  memoryStreamEventTypes,
+} from "./export-format.ts";
 export type { DependencyState, HealthReply } from "./health.ts";
 export { DependencyStateSchema, HealthReplySchema } from "./health.ts";
 export type { AsOf, HistoryReply, HistoryRequest, MemoryVersion } from "./history.ts";
@@ -236,6 +254,7 @@ export type {
   MemorySignals,
   RankedResult,
   RankingFactors,
+  RerankCandidate,
   RerankReply,
   RerankRequest,
   SignalsReply,
@@ -260,12 +279,14 @@ export {
   noMemorySignals,
   RankedResultSchema,
   RankingFactorsSchema,
+  RerankCandidateSchema,
   RerankReplySchema,
   RerankRequestSchema,
   rankingSubjects,
   SignalsReplySchema,
   SignalsRequestSchema,
   SkipReasonSchema,
+  toRerankCandidate,
 } from "./ranking.ts";
 export type { RpcDefinition, RpcParsedRequest, RpcReply, RpcReplyData, RpcRequest } from "./rpc.ts";
 export { defineRpc, RpcReplySchema, traceHeaderNames } from "./rpc.ts";

@@ -13,6 +13,8 @@ export const limits = {
   sourceMaxChars: 500,
   reasonMaxChars: 1000,
   episodeMaxChars: 200,
+  secretAllowEntryMaxChars: 500,
+  maxSecretAllowEntries: 200,
 } as const;
 
 export const tiers = ["memory", "proposal", "handoff"] as const;

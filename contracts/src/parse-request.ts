@@ -1,6 +1,9 @@
 // How a request that does not match its schema is refused, the same on every surface (bus,
 // REST, MCP): fields a schema does not know (`unknown_field`), values over a limit
-// (`too_large`), and anything else (`validation_failed`), each naming the field.
+// (`too_large`), and anything else (`validation_failed`), each naming the field. Text is
+// text everywhere: a NUL character (U+0000) in any string of any request is refused by name
+// (Postgres cannot store it, and no field means anything by it); other control characters
+// are stored and matched safely (JSON escapes them, the read models fold them to spaces).
 import type { z } from "zod";
 import { CairnError } from "./errors.ts";
 import { limits } from "./memory.ts";
@@ -45,9 +48,42 @@ export function validationError(what: string, issues: readonly z.core.$ZodIssue[
   });
 }
 
+export const nulMessage = "must not contain a NUL character (U+0000)";
+
+/** Whether a string holds no NUL character (a zod refinement for fields that state it). */
+export const hasNoNul = (value: string): boolean => !value.includes("\u0000");
+
+/** The first string inside a JSON-like value that holds a NUL character, with its path. */
+function fieldWithNul(value: unknown, path: string): { path: string; at: number } | undefined {
+  if (typeof value === "string") {
+    const at = value.indexOf("\u0000");
+    return at === -1 ? undefined : { path, at };
+  }
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = fieldWithNul(item, `${path}[${i}]`);
+      if (found) return found;
+    }
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      const found = fieldWithNul(item, path ? `${path}.${key}` : key);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
 /** Validates a request against its schema, refusing it with the error `validationError` gives. */
 export function parseRequest<S extends z.ZodType>(what: string, schema: S, payload: unknown): z.infer<S> {
   const parsed = schema.safeParse(payload);
-  if (parsed.success) return parsed.data;
-  throw validationError(what, parsed.error.issues);
+  if (!parsed.success) throw validationError(what, parsed.error.issues);
+  const nul = fieldWithNul(parsed.data, "");
+  if (nul) {
+    const field = nul.path || "(request)";
+    throw new CairnError("validation_failed", `${what} is not valid: ${field}: ${nulMessage}`, {
+      hint: `remove the NUL character at position ${nul.at} of ${field} and send it again`,
+      details: { issues: [{ path: nul.path, code: "nul_character", message: nulMessage, at: nul.at }] },
+    });
+  }
+  return parsed.data;
 }

@@ -222,4 +222,5 @@ export const searchSubjects = {
   get: "cairn.search.get",
   status: "cairn.search.status",
   history: "cairn.search.history",
+  export: "cairn.search.export",
 } as const;

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { KeyTypeSchema, type RankingWeights, TenantSettingsSchema } from "./events/other-events.ts";
-import { IdSchema, KindSchema } from "./memory.ts";
+import { IdSchema, KindSchema, TimestampSchema } from "./memory.ts";
 import { PrincipalSchema } from "./principal.ts";
-import { CandidateSchema } from "./queries.ts";
+import { type Candidate, CandidateSchema } from "./queries.ts";
 
 /**
  * The ranking service's requests: query expansion and skip rules before retrieval
@@ -87,11 +87,28 @@ export const ExpandReplySchema = z.object({
 export type ExpandReply = z.infer<typeof ExpandReplySchema>;
 
 /** `cairn.ranking.rerank`: the final top k of the candidates `search.candidates` returned. */
+/**
+ * A candidate as ranking needs it: search's scores, and the two document fields its factors
+ * read (age and sentiment). Ranking takes the memory's terms from its own read model, so no
+ * document travels to it.
+ */
+export const RerankCandidateSchema = CandidateSchema.omit({ document: true }).extend({
+  updatedAt: TimestampSchema,
+  sentiment: z.number().min(-1).max(1),
+});
+export type RerankCandidate = z.infer<typeof RerankCandidateSchema>;
+
+/** What a candidate of search sends to ranking. */
+export function toRerankCandidate(candidate: Candidate): RerankCandidate {
+  const { document, ...scores } = candidate;
+  return { ...scores, updatedAt: document.updatedAt, sentiment: document.sentiment };
+}
+
 export const RerankRequestSchema = z
   .object({
     principal: PrincipalSchema,
     query: z.string().min(1).max(4000),
-    candidates: z.array(CandidateSchema).max(500),
+    candidates: z.array(RerankCandidateSchema).max(500),
     k: z.number().int().min(1).max(200).default(10),
     /** Return every factor's value per result. */
     explain: z.boolean().default(false),
@@ -104,10 +121,7 @@ export type RerankRequest = z.input<typeof RerankRequestSchema>;
 
 /** The named factors of a score; the score is their product. 1 means "no effect". */
 export const RankingFactorsSchema = z.object({
-  /**
-   * Retrieval relevance, 0..1: the equal-weight fusion of the candidate's lexical score (BM25,
-   * re-scored by ranking) and vector similarity, each relative to the best candidate's.
-   */
+  /** Retrieval relevance, 0..1: search's fused relevance relative to the best candidate's. */
   relevance: z.number(),
   decay: z.number(),
   sentiment: z.number(),
@@ -152,7 +166,7 @@ export const noMemorySignals: Omit<MemorySignals, "id"> = {
   hotTopic: 0,
 };
 
-export const RankedResultSchema = CandidateSchema.extend({
+export const RankedResultSchema = RerankCandidateSchema.extend({
   score: z.number(),
   factors: RankingFactorsSchema.optional(),
   signals: MemorySignalsSchema.optional(),

@@ -1,6 +1,7 @@
 // Every request/reply between services, in one place: subject, request and reply schemas,
 // and the error codes each may answer. Services serve and call these definitions (through
 // `@cairn/bus`'s `serve` and `call`), never a subject string and a cast.
+
 import { z } from "zod";
 import {
   IngestReplySchema,
@@ -15,6 +16,7 @@ import {
   twoStepMaintenanceCommandNames,
 } from "./commands/maintenance-commands.ts";
 import { type ErrorCode, writeErrorCodes } from "./errors.ts";
+import { ExportPageReplySchema, ExportPageRequestSchema } from "./export-format.ts";
 import { HealthReplySchema } from "./health.ts";
 import { HistoryReplySchema, HistoryRequestSchema } from "./history.ts";
 import { DoctorReportSchema, DoctorRequestSchema } from "./maintenance/doctor.ts";
@@ -142,6 +144,12 @@ export const searchRpcs = {
     request: HistoryRequestSchema,
     reply: HistoryReplySchema,
     errors: readErrors,
+  }),
+  export: defineRpc({
+    subject: searchSubjects.export,
+    request: ExportPageRequestSchema,
+    reply: ExportPageReplySchema,
+    errors: [],
   }),
   status: defineRpc({
     subject: searchSubjects.status,

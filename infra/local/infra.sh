@@ -6,11 +6,15 @@
 #   infra.sh stop     stop what is running
 #   infra.sh status   state and URL of each part; exit 0 only when all are up
 #   infra.sh reset    stop, delete all local data, start fresh
+#   infra.sh credentials  write the bus credentials again (keys kept, permissions from the
+#                     current catalog) and have a running nats-server reload them
 #
 # Ports: CAIRN_PG_PORT (55432), CAIRN_REDIS_PORT (56379), CAIRN_NATS_PORT (54222).
 # Binaries: CAIRN_PG_BIN_DIR, CAIRN_REDIS_SERVER, CAIRN_REDISEARCH_MODULE, CAIRN_NATS_SERVER
 # (default .tools/nats-server-2.10/nats-server, which install-packages.sh puts there: Debian
 # 12's own nats-server is 2.9, which cannot fsync every write).
+# NATS requires credentials: an nkey per service and one for the operator (the CLI), written
+# under .data/nats-auth/ by services/lib/bus/src/write-bus-auth.ts (Node, the installed deps).
 # As root, PostgreSQL runs as the `postgres` user (it refuses root); as anyone else it runs
 # as that user. Redis and NATS run as the invoking user.
 set -euo pipefail
@@ -273,6 +277,7 @@ redis_status() {
 # ---------------------------------------------------------------- nats
 
 nats_dir="$data/nats"
+nats_auth_dir="$data/nats-auth"
 nats_conf="$data/nats.conf"
 nats_pidfile="$data/nats.pid"
 nats_log="$logs/nats.log"
@@ -287,6 +292,33 @@ nats_check_version() {
   [ -n "$version" ] || die "$nats_server does not report a nats-server version; set CAIRN_NATS_SERVER"
   printf '2.10.0\n%s\n' "$version" | sort -V -C \
     || die "$nats_server is nats-server $version; Cairn needs 2.10 or later (run bash infra/local/install-packages.sh)"
+}
+
+# The permissions are derived from the TypeScript RPC catalog, so Node writes them: the
+# project's Node 24 in .tools/ (scripts/toolchain.sh) or one on PATH.
+node_bin() {
+  local tools
+  tools="$(ls -d "$root"/.tools/node-*/bin/node 2>/dev/null | sort -V | tail -n1 || true)"
+  if [ -n "$tools" ]; then echo "$tools"; else command -v node || true; fi
+}
+
+# A seed per bus identity (kept once made) and the authorization block nats.conf includes;
+# cli.env makes `pnpm cairn` connect as the operator.
+bus_credentials_write() {
+  local node; node="$(node_bin)"
+  [ -n "$node" ] || die "node not found to write the bus credentials; run ./scripts/start (it installs Node 24 into .tools/)"
+  [ -d "$root/services/lib/bus/node_modules/@nats-io" ] \
+    || die "the dependencies are not installed; run ./scripts/start (or pnpm install) first"
+  "$node" "$root/services/lib/bus/src/write-bus-auth.ts" "$nats_auth_dir" \
+    || die "writing the bus credentials in $nats_auth_dir failed"
+  (
+    umask 077
+    cat >"$nats_auth_dir/cli.env" <<EOF
+# Written by infra/local/infra.sh: \`pnpm cairn\` connects to the local NATS as the operator.
+CAIRN_NATS_USER=admin
+CAIRN_NATS_NKEY_SEED_FILE=$nats_auth_dir/admin/nkey.seed
+EOF
+  )
 }
 
 # Written at every start, from the settings above. JetStream is configured as in compose
@@ -304,7 +336,20 @@ jetstream {
   # fsync every write: an acknowledged event is on disk, as in the compose deployment.
   sync_interval: always
 }
+
+# Every client authenticates with its bus identity's nkey and has that identity's permissions.
+include "nats-auth/nats-authorization.conf"
 EOF
+}
+
+cmd_credentials() {
+  mkdir -p "$data" "$logs"
+  bus_credentials_write
+  nats_write_conf
+  if nats_running; then
+    log "nats reloads the bus permissions"
+    kill -HUP "$(head -n1 "$nats_pidfile" | tr -d '[:space:]')"
+  fi
 }
 
 nats_start() {
@@ -316,6 +361,7 @@ nats_start() {
   nats_check_version
   port_open "$nats_port" && die "port $nats_port is taken by another process; set CAIRN_NATS_PORT"
   mkdir -p "$nats_dir" "$logs"
+  bus_credentials_write
   nats_write_conf
   log "starting nats on $nats_port"
   # nats-server has no daemon mode: detach it from this shell and its terminal.
@@ -381,8 +427,9 @@ case "${1:-}" in
   stop) cmd_stop ;;
   status) cmd_status ;;
   reset) cmd_reset ;;
+  credentials) cmd_credentials ;;
   *)
-    echo "usage: $(basename "$0") start|stop|status|reset" >&2
+    echo "usage: $(basename "$0") start|stop|status|reset|credentials" >&2
     exit 2
     ;;
 esac

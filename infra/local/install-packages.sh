@@ -19,6 +19,8 @@ PG_CONFIG="/usr/lib/postgresql/$PG_MAJOR/bin/pg_config"
 # No nats-server here: bookworm's is 2.9, see "nats-server 2.10" below.
 packages=(postgresql-$PG_MAJOR postgresql-contrib redis-server redis-redisearch)
 [ "${CAIRN_WITH_COMPOSE_CHECK:-1}" = 1 ] && packages+=(docker-compose)
+# Headless Chromium for the console's browser tests (test/console), driven by playwright-core.
+[ "${CAIRN_WITH_CONSOLE_TESTS:-1}" = 1 ] && packages+=(chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

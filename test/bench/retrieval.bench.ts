@@ -33,6 +33,7 @@ import {
   type Principal,
   rankingRpcs,
   searchRpcs,
+  toRerankCandidate,
 } from "@cairn/contracts";
 import { migrateToLatest } from "@cairn/event-store";
 import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
@@ -325,7 +326,7 @@ async function ask(
   const reranked = await call(nc, rankingRpcs.rerank, {
     principal,
     query: question,
-    candidates: candidates.candidates,
+    candidates: candidates.candidates.map(toRerankCandidate),
     k: 20,
     expansions: expansion.terms,
   });

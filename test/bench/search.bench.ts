@@ -6,12 +6,17 @@
 // 1. seeds the log with N memories (10 tenants, 6 agents each, mixed scopes and tiers, text
 //    drawn from 40 topics), written with the event store as ingest writes them;
 // 2. rebuilds both read models from the log (`pnpm cairn rebuild`'s engine): events per second;
-// 3. starts the search service and asks it over NATS, as the gateway does, one request at a
-//    time (after 50 warm-up requests): lexical, vector and hybrid candidates (k = 50) for a
-//    principal of a random tenant;
-// 4. writes one memory at a time through the log and the ingest relay and waits until both
+// 3. rebuilds ranking's read models (signals, key graph) the same way;
+// 4. starts ingest, search, ranking and the gateway as processes and asks search over NATS, as
+//    the gateway does, one request at a time (after 50 warm-up requests): lexical, vector and
+//    hybrid candidates (k = 50) for a principal of a random tenant — the floor of a recall;
+// 5. the full recall a user waits for, through the gateway over HTTP with a tenant's API key:
+//    REST search, MCP memory_search and MCP memory_context one client at a time, then REST
+//    search with 16 clients at once (throughput and p99); then each service's resident memory;
+// 6. writes one memory at a time through the log and the ingest relay and waits until both
 //    read models have it (`cairn.search.status` with `afterPosition`): write-to-searchable.
 import { randomUUID } from "node:crypto";
+import { createServer } from "node:net";
 import { cpus, totalmem } from "node:os";
 import { call } from "@cairn/bus";
 import {
@@ -24,14 +29,17 @@ import {
   streamIdFor,
 } from "@cairn/contracts";
 import { type AppendInput, createEventStore, migrateToLatest, storeCheckpoint } from "@cairn/event-store";
-import { startRelay } from "@cairn/ingest";
+import { createApiKey } from "@cairn/gateway";
 import { rebuildFromHost } from "@cairn/projection-runtime";
-import { createSearchService, openReadModels, projectionHostOf, searchEnvSchema } from "@cairn/search";
-import { parseEnv, startService } from "@cairn/service-runtime";
+import { openRankingProjections, rankingEnvSchema } from "@cairn/ranking";
+import { openReadModels, projectionHostOf, searchEnvSchema } from "@cairn/search";
+import { parseEnv } from "@cairn/service-runtime";
 import { createLogger } from "@cairn/telemetry";
 import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
 import { connect } from "@nats-io/transport-node";
 import pg from "pg";
+import { type ServiceProcess, spawnService } from "../helpers/service-processes.ts";
+import { type Latency, mcpClient, mcpTool, measure, restSearch, rssMb } from "./lib/full-recall.ts";
 import { percentile, progress, type Row, report } from "./lib/report.ts";
 
 function option(args: string[], name: string, fallback: string): string {
@@ -205,10 +213,48 @@ async function seedLog(pool: pg.Pool, inputs: AppendInput[]): Promise<void> {
 type SizeResult = {
   memories: number;
   seedSeconds: number;
-  rebuild: { lexical: number; vector: number; lexicalSeconds: number; vectorSeconds: number };
+  rebuild: {
+    lexical: number;
+    vector: number;
+    lexicalSeconds: number;
+    vectorSeconds: number;
+    signals: number;
+    keys: number;
+  };
   query: Record<RetrievalMode, { p50: number; p99: number; avgCandidates: number }>;
+  fullRecall: {
+    rest: Latency;
+    mcp: Latency;
+    context: Latency;
+    concurrent: Latency & { clients: number };
+  };
+  rssMb: Record<string, number | null>;
   writeToSearchable: { p50: number; p99: number };
 };
+
+/** A free TCP port on this machine. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** Waits until a service process logs that it is ready (or fails). */
+async function ready(service: ServiceProcess, marker: RegExp): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!service.logs.some((l) => marker.test(l))) {
+    if (service.child.exitCode !== null)
+      throw new Error(`${service.name} exited:\n${service.logs.slice(-20).join("\n")}`);
+    if (Date.now() > deadline)
+      throw new Error(`${service.name} not ready:\n${service.logs.slice(-20).join("\n")}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 async function benchSize(size: number, queries: number, writes: number): Promise<SizeResult> {
   const silent = createLogger("bench", "silent");
@@ -267,14 +313,55 @@ async function benchSize(size: number, queries: number, writes: number): Promise
     const vector = await rebuildRate("vector");
     await models.close();
 
-    // 3. The service, answering over NATS; the relay publishes new writes from here on.
+    // 3. Ranking's read models, the same way.
+    const ranking = openRankingProjections(parseEnv(rankingEnvSchema, env), silent);
+    const rankingRate = async (name: "signals" | "keys") => {
+      const t0 = performance.now();
+      const result = await rebuildFromHost(ranking, `ranking.${name}`, {
+        batchSize: 500,
+        dropDelayMs: 0,
+        onProgress: (p) =>
+          progress(`rebuild ${name} ${size}`, Math.min(p.position, p.target), p.target, p.startedAt),
+      });
+      return result.events / ((performance.now() - t0) / 1000);
+    };
+    const signals = await rankingRate("signals");
+    const keys = await rankingRate("keys");
+    await ranking.close();
+
+    // 4. The services as processes; the relay publishes new writes from here on.
     await storeCheckpoint(pool, "relay:jetstream", await store.lastPosition());
-    const service = await startService(createSearchService(), env);
-    stops.unshift(() => service.stop());
+    const port = await freePort();
+    const serviceEnv = {
+      ...env,
+      CAIRN_LOG_LEVEL: "info",
+      CAIRN_PORT: String(port),
+      CAIRN_RATE_LIMIT_PER_MINUTE: "1000000",
+      CAIRN_RATE_LIMIT_BURST: "100000",
+      CAIRN_MAINTENANCE_SCHEDULER: "0",
+    };
+    const processes: ServiceProcess[] = [];
+    stops.unshift(async () => {
+      for (const p of processes.reverse()) await p.stop();
+    });
+    for (const [name, marker] of [
+      ["ingest", /service started/],
+      ["search", /service started/],
+      ["ranking", /service started/],
+      ["gateway", /service started/],
+    ] as const) {
+      const service = spawnService(name, serviceEnv);
+      processes.push(service);
+      await ready(service, marker);
+    }
     const nc = await connect({ servers: nats.url });
     stops.unshift(() => nc.close());
-    const relay = startRelay({ pool, databaseUrl, nc, logger: silent });
-    stops.unshift(() => relay.stop());
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const keysOf = new Map<string, string>();
+    for (const tenant of tenants) {
+      const created = await createApiKey(pool, { tenant, agent: pick(rand, agents), role: "agent" });
+      keysOf.set(tenant, created.key);
+    }
 
     const principal = (): Principal => ({
       tenant: pick(rand, tenants),
@@ -312,7 +399,31 @@ async function benchSize(size: number, queries: number, writes: number): Promise
       };
     }
 
-    // 4. Write to searchable: append, relay, both projections, answered by the service.
+    // 5. The full recall through the gateway, as a user waits for it.
+    const tenantKey = () => keysOf.get(pick(rand, tenants)) as string;
+    const rest = await measure(`REST search ${size}`, queries, 1, () =>
+      restSearch(baseUrl, tenantKey(), queryText(rand)),
+    );
+    const sessions = await Promise.all(
+      tenants.map(async (t) => [t, await mcpClient(baseUrl, keysOf.get(t) as string)] as const),
+    );
+    stops.unshift(async () => {
+      for (const [, client] of sessions) await client.close().catch(() => undefined);
+    });
+    const session = () => (sessions[Math.floor(rand() * sessions.length)] as (typeof sessions)[number])[1];
+    const mcp = await measure(`MCP memory_search ${size}`, queries, 1, () =>
+      mcpTool(session(), "memory_search", { query: queryText(rand) }),
+    );
+    const context = await measure(`MCP memory_context ${size}`, queries, 1, () =>
+      mcpTool(session(), "memory_context", { task: queryText(rand) }),
+    );
+    const clients = 16;
+    const concurrent = await measure(`REST search x${clients} ${size}`, queries * 2, clients, () =>
+      restSearch(baseUrl, tenantKey(), queryText(rand)),
+    );
+    const rss = Object.fromEntries(processes.map((p) => [p.name, rssMb(p.child.pid)]));
+
+    // 6. Write to searchable: append, relay, both projections, answered by the service.
     const samples: number[] = [];
     started = performance.now();
     for (let i = 0; i < writes; i += 1) {
@@ -336,8 +447,12 @@ async function benchSize(size: number, queries: number, writes: number): Promise
         vector: vector.rate,
         lexicalSeconds: lexical.seconds,
         vectorSeconds: vector.seconds,
+        signals,
+        keys,
       },
       query,
+      fullRecall: { rest, mcp, context, concurrent: { ...concurrent, clients } },
+      rssMb: rss,
       writeToSearchable: { p50: percentile(samples, 50), p99: percentile(samples, 99) },
     };
   } finally {
@@ -370,6 +485,20 @@ export async function run(args: string[]): Promise<void> {
       p99_ms: ms(r.query[mode].p99),
       rate: "",
     })),
+    ...(
+      [
+        ["full recall: REST search (1 client)", r.fullRecall.rest],
+        ["full recall: MCP memory_search", r.fullRecall.mcp],
+        ["full recall: MCP memory_context", r.fullRecall.context],
+        [`full recall: REST search (${r.fullRecall.concurrent.clients} clients)`, r.fullRecall.concurrent],
+      ] as const
+    ).map(([measure, l]) => ({
+      memories: r.memories,
+      measure,
+      p50_ms: ms(l.p50Ms),
+      p99_ms: ms(l.p99Ms),
+      rate: `${Math.round(l.perSecond)}/s`,
+    })),
     {
       memories: r.memories,
       measure: "write to searchable",
@@ -390,6 +519,22 @@ export async function run(args: string[]): Promise<void> {
       p50_ms: "",
       p99_ms: "",
       rate: `${Math.round(r.rebuild.vector)} events/s`,
+    },
+    {
+      memories: r.memories,
+      measure: "rebuild ranking signals / keys",
+      p50_ms: "",
+      p99_ms: "",
+      rate: `${Math.round(r.rebuild.signals)} / ${Math.round(r.rebuild.keys)} events/s`,
+    },
+    {
+      memories: r.memories,
+      measure: "resident memory (MB)",
+      p50_ms: "",
+      p99_ms: "",
+      rate: Object.entries(r.rssMb)
+        .map(([name, mb]) => `${name} ${mb ?? "?"}`)
+        .join(", "),
     },
   ]);
   report(

@@ -56,9 +56,19 @@ it("runs every enabled job of a tenant on schedule, once, and counts the runs", 
     const line = cairn.services.logs.find((l) => l.startsWith("maintenance") && l.includes("metrics served"));
     const port = Number(/"port":(\d+)/.exec(line ?? "")?.[1]);
     expect(port).toBeGreaterThan(0);
-    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    expect(metrics).toMatch(/^cairn_maintenance_job_runs_total\{job="verification",outcome="ok"[^}]*\} 1$/m);
-    expect(metrics).toMatch(/^cairn_maintenance_job_duration_seconds_count\{job="gc"[^}]*\} 1$/m);
+    // A run is counted once its record is written: the last one may still be on its way.
+    const counted = [
+      /^cairn_maintenance_job_runs_total\{job="verification",outcome="ok"[^}]*\} 1$/m,
+      /^cairn_maintenance_job_duration_seconds_count\{job="gc"[^}]*\} 1$/m,
+    ];
+    const metrics = await waitFor(
+      async () => {
+        const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        return counted.every((pattern) => pattern.test(text)) ? text : false;
+      },
+      { timeoutMs: 10_000, intervalMs: 200, description: "every run counted in the metrics" },
+    );
+    for (const pattern of counted) expect(metrics).toMatch(pattern);
   } finally {
     await nc.close();
     await pool.end();

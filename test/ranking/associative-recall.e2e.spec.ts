@@ -5,10 +5,12 @@ import { call, connectBus } from "@cairn/bus";
 import {
   commandRpc,
   healthRpc,
+  type MemoryDocument,
   type Principal,
   type RerankReply,
   rankingRpcs,
   searchRpcs,
+  toRerankCandidate,
   type WriteResult,
 } from "@cairn/contracts";
 import { migrateToLatest } from "@cairn/event-store";
@@ -25,7 +27,12 @@ type Cairn = {
     query: string,
     afterPosition: number,
     options?: { expand?: boolean; mode?: "lexical" | "hybrid" },
-  ) => Promise<RerankReply & { expansions: string[] }>;
+  ) => Promise<
+    Omit<RerankReply, "results"> & {
+      results: (RerankReply["results"][number] & { document: MemoryDocument })[];
+      expansions: string[];
+    }
+  >;
 };
 
 // One deployment per file, on a NATS server of its own: positions restart with each
@@ -103,12 +110,18 @@ const test = infraTest
         const reranked = await call(nc, rankingRpcs.rerank, {
           principal,
           query,
-          candidates: candidates.candidates,
+          candidates: candidates.candidates.map(toRerankCandidate),
           expansions,
           explain: true,
           afterPosition,
         });
-        return { ...reranked, expansions, candidateCount: candidates.candidates.length };
+        // Ranking answers with ids and scores; the documents are search's.
+        const documents = new Map(candidates.candidates.map((c) => [c.id, c.document]));
+        const results = reranked.results.map((r) => ({
+          ...r,
+          document: documents.get(r.id) as MemoryDocument,
+        }));
+        return { ...reranked, results, expansions, candidateCount: candidates.candidates.length };
       },
     };
     return cairn;

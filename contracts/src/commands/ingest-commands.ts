@@ -2,13 +2,13 @@ import { z } from "zod";
 import { RankingWeightsSchema, RetrievalSettingsSchema } from "../events/other-events.ts";
 import { MaintenanceSettingsSchema } from "../maintenance/jobs.ts";
 import { IdSchema, KindSchema, limits, ScopeSchema, TimestampSchema } from "../memory.ts";
+import { hasNoNul, nulMessage } from "../parse-request.ts";
 import { PrincipalSchema } from "../principal.ts";
 
-/** Text is text: a NUL character (U+0000) cannot be stored by Postgres and is refused by name. */
-const noNul = (v: string) => !v.includes("\u0000");
-const nulMessage = "must not contain a NUL character (U+0000)";
-const text = (max: number) => z.string().max(max).refine(noNul, nulMessage);
-const label = (max: number) => z.string().min(1).max(max).refine(noNul, nulMessage);
+// Text is text: a NUL character (U+0000) cannot be stored by Postgres. `parseRequest` refuses
+// it in any field; the fields of what an agent writes also say it in their schemas.
+const text = (max: number) => z.string().max(max).refine(hasNoNul, nulMessage);
+const label = (max: number) => z.string().min(1).max(max).refine(hasNoNul, nulMessage);
 
 /**
  * What an agent writes. Unknown fields are refused (`.strict()`, reported as
@@ -63,7 +63,9 @@ const base = {
   correlationId: z.string().max(200).optional(),
   /**
    * Makes a command safe to retry: a second command with the same key (same tenant and
-   * command name) writes nothing new and answers the first one's result.
+   * command name) and the same body writes nothing new and answers the first one's result;
+   * with another body it is refused (`idempotency_conflict`). Kept with the events in the log,
+   * so a key is remembered as long as the log (no expiry) and across restarts.
    */
   idempotencyKey: z.string().min(1).max(200).optional(),
 };
@@ -116,6 +118,10 @@ export const ingestCommandSchemas = {
       ...base,
       memoryIds: z.array(IdSchema).min(1).max(200),
       viaKey: IdSchema.nullable().default(null),
+      /**
+       * The search that showed them (null: they were opened; `key:<label>`: reached through a
+       * key). Only its topic terms are recorded, never the text.
+       */
       query: text(2000).nullable().default(null),
     })
     .strict(),
@@ -136,6 +142,11 @@ export const ingestCommandSchemas = {
           maintenance: MaintenanceSettingsSchema,
           /** Replaces the whole retrieval setting (fields left out take their defaults). */
           retrieval: RetrievalSettingsSchema,
+          /**
+           * Replaces the tenant's allow-list of secret-detection false positives: exact values,
+           * or regular expressions a whole flagged value must match (not scanned for secrets).
+           */
+          secretAllowList: z.array(label(limits.secretAllowEntryMaxChars)).max(limits.maxSecretAllowEntries),
         })
         .partial()
         .strict(),
@@ -168,6 +179,12 @@ const writeResultShape = {
 export const WriteResultSchema = z.object({
   ...writeResultShape,
   affected: z.array(z.object(writeResultShape)).optional(),
+  /**
+   * On the bus only: the command carried an idempotency key that an earlier command already
+   * used, and this is that command's answer (nothing was written now). The gateway answers a
+   * retry exactly as the first time, without it.
+   */
+  replayed: z.literal(true).optional(),
 });
 export type WriteResult = z.infer<typeof WriteResultSchema>;
 

@@ -14,6 +14,12 @@ export const EventMetaSchema = z.object({
   /** W3C trace context (`traceparent`, `tracestate`) of the write. */
   traceContext: z.record(z.string(), z.string()),
   recordedAt: TimestampSchema,
+  /**
+   * On the events of a command sent with an idempotency key: a digest of that command (who sent
+   * it and what it asked) and how many events it wrote. A retry with the same key is answered
+   * from those events when its digest is the same, and refused when it is not.
+   */
+  idempotency: z.object({ fingerprint: z.string(), events: z.number().int().positive() }).optional(),
 });
 export type EventMeta = z.infer<typeof EventMetaSchema>;
 

@@ -29,11 +29,22 @@ export const activityEventSchemas = {
     agent: z.string(),
     note: z.string().nullable(),
   }),
+  /**
+   * Memories an agent was shown or read. The search query itself is not kept (it could never be
+   * erased from the log): only its topic terms, what hot topics count, and whether it was a
+   * deliberate read. Events recorded before that carry the query text in `query` and neither
+   * of the others; readers derive both from it.
+   */
   "memories.recalled": z.object({
     memoryIds: z.array(IdSchema),
     agent: z.string(),
     viaKey: IdSchema.nullable(),
+    /** The query as the agent wrote it: only in events recorded before recalls kept terms; null since. */
     query: z.string().nullable(),
+    /** The memories were opened, or reached through a key, rather than listed by a search. */
+    read: z.boolean().optional(),
+    /** The query's topic terms (@cairn/text-analysis `analyzeText`, distinct); empty for a read. */
+    terms: z.array(z.string()).optional(),
   }),
 } as const;
 
@@ -76,6 +87,12 @@ export const TenantSettingsSchema = z.object({
   maintenance: MaintenanceSettingsSchema.optional(),
   /** Retrieval (added later, so optional; absent: `defaultRetrievalSettings`). */
   retrieval: RetrievalSettingsSchema.optional(),
+  /**
+   * False positives of secret detection ingest lets through for this tenant: each entry is an
+   * exact value, or a regular expression the whole flagged value must match (added later, so
+   * optional; absent: none).
+   */
+  secretAllowList: z.array(z.string()).optional(),
 });
 export type TenantSettings = z.infer<typeof TenantSettingsSchema>;
 

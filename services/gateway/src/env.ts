@@ -26,6 +26,26 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   CAIRN_DEFAULT_TENANT: z.string().default("local"),
   /** Origins allowed on /mcp (comma-separated); empty: no Origin, or a loopback one. */
   CAIRN_ALLOWED_ORIGINS: list,
+  /**
+   * DNS names clients reach /mcp by (`host` or `host:port`, comma-separated; `*` for any),
+   * besides loopback names, IP addresses and the hosts of CAIRN_ALLOWED_ORIGINS.
+   */
+  CAIRN_ALLOWED_HOSTS: list,
+  /** Wrong API keys one client address may send per window before it gets 429 (0: no limit). */
+  CAIRN_AUTH_FAILURE_LIMIT: z.coerce.number().int().nonnegative().default(20),
+  CAIRN_AUTH_FAILURE_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * Whose `X-Forwarded-For` names the client (for the throttle and the logs): `false` (the
+   * socket's peer), `true` (any proxy), or the proxies' addresses or CIDRs (comma-separated).
+   */
+  CAIRN_TRUST_PROXY: z
+    .string()
+    .default("false")
+    .transform((v): boolean | string => {
+      const value = v.trim();
+      if (value === "" || value === "false") return false;
+      return value === "true" ? true : value;
+    }),
   CAIRN_RATE_LIMIT_PER_MINUTE: z.coerce.number().positive().default(600),
   CAIRN_RATE_LIMIT_BURST: z.coerce.number().int().positive().default(120),
   CAIRN_BODY_LIMIT_BYTES: z.coerce
@@ -35,6 +55,12 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .default(1024 * 1024),
   /** How long a looked-up API key is trusted before Postgres is asked again (revocation delay). */
   CAIRN_KEY_CACHE_MS: z.coerce.number().int().nonnegative().default(5000),
+  /** How long after its last check a known key still works while Postgres cannot be reached. */
+  CAIRN_KEY_STALE_MS: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(60 * 60_000),
   CAIRN_MCP_SESSION_IDLE_MS: z.coerce
     .number()
     .int()

@@ -17,4 +17,22 @@ describe("gateway settings", () => {
     expect(() => parseEnv(gatewayEnvSchema, { CAIRN_ADMIN_KEY: "short" })).toThrow(/CAIRN_ADMIN_KEY/);
     expect(() => parseEnv(gatewayEnvSchema, { CAIRN_PORT: "99999" })).toThrow(/CAIRN_PORT/);
   });
+
+  it("throttles wrong keys, trusts no proxy and checks no extra Host unless configured", () => {
+    const env = parseEnv(gatewayEnvSchema, {});
+    expect(env).toMatchObject({
+      CAIRN_AUTH_FAILURE_LIMIT: 20,
+      CAIRN_AUTH_FAILURE_WINDOW_MS: 60_000,
+      CAIRN_TRUST_PROXY: false,
+      CAIRN_ALLOWED_HOSTS: [],
+    });
+    expect(parseEnv(gatewayEnvSchema, { CAIRN_TRUST_PROXY: "true" }).CAIRN_TRUST_PROXY).toBe(true);
+    expect(parseEnv(gatewayEnvSchema, { CAIRN_TRUST_PROXY: "10.0.0.0/8" }).CAIRN_TRUST_PROXY).toBe(
+      "10.0.0.0/8",
+    );
+    expect(
+      parseEnv(gatewayEnvSchema, { CAIRN_ALLOWED_HOSTS: "cairn.example.com, mcp.example.com:8443" })
+        .CAIRN_ALLOWED_HOSTS,
+    ).toEqual(["cairn.example.com", "mcp.example.com:8443"]);
+  });
 });

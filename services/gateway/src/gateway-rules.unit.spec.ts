@@ -1,13 +1,15 @@
-// Pure parts of the gateway: conflict hints, the token budget, rate limiting, the Origin
-// policy and If-Match parsing.
+// Pure parts of the gateway: conflict hints, the token budget, rate limiting, the Origin and
+// Host policies, the failed-authentication throttle, If-Match and Idempotency-Key parsing.
 import { memoryDocument } from "@cairn/memory-model/testing";
 import { describe, expect, it } from "vitest";
-import { createOriginPolicy } from "./auth/origin-policy.ts";
+import { createAuthFailureThrottle } from "./auth/auth-failure-throttle.ts";
+import { createHostPolicy, createOriginPolicy } from "./auth/origin-policy.ts";
 import { createRateLimiter } from "./auth/rate-limiter.ts";
 import { renderStoredMemory } from "./mcp/tool-result.ts";
 import { findConflictHints } from "./operations/conflict-hints.ts";
 import { packWithinBudget } from "./operations/pack-within-budget.ts";
 import { parseIfMatch } from "./rest/register-routes.ts";
+import { hintForSurface, idempotencyKeyOf } from "./retries.ts";
 
 describe("findConflictHints", () => {
   it("flags a shared name, an alias naming the other, and overlapping topics", () => {
@@ -78,6 +80,66 @@ describe("createOriginPolicy", () => {
     const allowed = createOriginPolicy(["https://app.example.com/"]);
     expect(allowed("https://app.example.com")).toBe(true);
     expect(allowed("http://localhost:3000")).toBe(false);
+  });
+});
+
+describe("createHostPolicy", () => {
+  it("always allows loopback names and IP addresses, which no DNS rebinding produces", () => {
+    const allowed = createHostPolicy([]);
+    for (const host of ["localhost:8080", "127.0.0.1:8080", "[::1]:8080", "10.0.0.5", "[fe80::1]:80"]) {
+      expect(allowed(host), host).toBe(true);
+    }
+    for (const host of [undefined, "", "evil.example", "localhost.evil.example:8080", "a@127.0.0.1", "x/y"]) {
+      expect(allowed(host), String(host)).toBe(false);
+    }
+  });
+  it("allows listed names (any port, or the listed one) and the hosts of allowed origins", () => {
+    const allowed = createHostPolicy(
+      ["cairn.example.com", "mcp.example.com:8443"],
+      ["https://app.example.org"],
+    );
+    expect(allowed("cairn.example.com")).toBe(true);
+    expect(allowed("CAIRN.example.com:9000")).toBe(true);
+    expect(allowed("mcp.example.com:8443")).toBe(true);
+    expect(allowed("mcp.example.com:8080")).toBe(false);
+    expect(allowed("app.example.org")).toBe(true);
+    expect(allowed("other.example.com")).toBe(false);
+    expect(createHostPolicy(["*"])("anything.example")).toBe(true);
+  });
+});
+
+describe("createAuthFailureThrottle", () => {
+  it("refuses an address after `limit` failures until its window ends, and no other address", () => {
+    const throttle = createAuthFailureThrottle({ limit: 2, windowMs: 10_000 });
+    throttle.recordFailure("a", 0);
+    expect(throttle.refusedFor("a", 1)).toBeUndefined();
+    throttle.recordFailure("a", 1000);
+    expect(throttle.refusedFor("a", 1000)).toBe(9);
+    expect(throttle.refusedFor("b", 1000)).toBeUndefined();
+    expect(throttle.refusedFor("a", 10_000)).toBeUndefined();
+    expect(createAuthFailureThrottle({ limit: 0, windowMs: 1 }).refusedFor("a")).toBeUndefined();
+  });
+});
+
+describe("idempotencyKeyOf", () => {
+  it("takes a bare or quoted key and refuses one that is not one visible-ASCII token", () => {
+    expect(idempotencyKeyOf(undefined)).toBeUndefined();
+    expect(idempotencyKeyOf("8e03978e-40d5-43e8-bc93-6894a57f9324")).toBe(
+      "8e03978e-40d5-43e8-bc93-6894a57f9324",
+    );
+    expect(idempotencyKeyOf('"abc:1"')).toBe("abc:1");
+    for (const bad of ["", '""', "a b", "a,b", ["a", "b"], "x".repeat(201), "\u00e9"]) {
+      expect(() => idempotencyKeyOf(bad), String(bad)).toThrow(
+        expect.objectContaining({ code: "validation_failed" }),
+      );
+    }
+  });
+  it("names each surface's mechanism in the services' hints", () => {
+    const hint = "retry with the same idempotencyKey; for a new request use a new idempotency key";
+    expect(hintForSurface(hint, "rest")).toBe(
+      "retry with the same `Idempotency-Key` header; for a new request use a new `Idempotency-Key` header",
+    );
+    expect(hintForSurface(hint, "mcp")).toContain("the same `idempotency_key` argument");
   });
 });
 

@@ -2,9 +2,10 @@
 import type { ServiceDefinition } from "@cairn/service-runtime";
 import { Redis } from "ioredis";
 import pg from "pg";
+import { createAuthFailureThrottle } from "./auth/auth-failure-throttle.ts";
 import { createAuthenticator } from "./auth/authenticator.ts";
 import { bootstrapAdminKey } from "./auth/bootstrap-admin-key.ts";
-import { createOriginPolicy } from "./auth/origin-policy.ts";
+import { createHostPolicy, createOriginPolicy } from "./auth/origin-policy.ts";
 import { createRateLimiter } from "./auth/rate-limiter.ts";
 import { gatewayEnvSchema } from "./env.ts";
 import { createHttpServer } from "./http-server.ts";
@@ -19,13 +20,27 @@ export function createGatewayService(
     name: "gateway",
     envSchema: gatewayEnvSchema,
     async start({ env, nc, logger, metrics }) {
-      const pool = new pg.Pool({ connectionString: env.CAIRN_DATABASE_URL, max: 10 });
-      // Connection errors surface on the queries that meet them; a client that errors
-      // while idle or ending must not crash the gateway.
-      pool.on("error", () => {});
-      pool.on("connect", (client) => client.on("error", () => {}));
+      // A connection that cannot be made in time fails the query (503) instead of holding it.
+      const pool = new pg.Pool({
+        connectionString: env.CAIRN_DATABASE_URL,
+        max: 10,
+        connectionTimeoutMillis: 5000,
+      });
+      // Connection errors surface on the queries that meet them (as 503); a client that errors
+      // while idle, checked out or ending must not crash the gateway.
+      const onPostgresError = (err: Error) => logger.warn({ err }, "postgres connection error");
+      pool.on("error", onPostgresError);
+      pool.on("connect", (client) => client.on("error", onPostgresError));
       const redis = new Redis(env.CAIRN_REDIS_URL, { maxRetriesPerRequest: 2 });
-      redis.on("error", () => {});
+      // ioredis reconnects by itself and reports each failed attempt; once per outage is enough.
+      let redisDown = false;
+      redis.on("error", (err: Error) => {
+        if (!redisDown) logger.warn({ err }, "redis connection error");
+        redisDown = true;
+      });
+      redis.on("ready", () => {
+        redisDown = false;
+      });
       const checks = {
         postgres: async () => void (await pool.query("select 1")),
         redis: async () => void (await redis.ping()),
@@ -47,12 +62,22 @@ export function createGatewayService(
         logger,
         checks,
         pool,
-        authenticator: createAuthenticator(pool, { cacheMs: env.CAIRN_KEY_CACHE_MS }),
+        authenticator: createAuthenticator(pool, {
+          cacheMs: env.CAIRN_KEY_CACHE_MS,
+          staleMs: env.CAIRN_KEY_STALE_MS,
+          logger,
+        }),
         rateLimiter: createRateLimiter({
           perMinute: env.CAIRN_RATE_LIMIT_PER_MINUTE,
           burst: env.CAIRN_RATE_LIMIT_BURST,
         }),
         originPolicy: createOriginPolicy(env.CAIRN_ALLOWED_ORIGINS),
+        hostPolicy: createHostPolicy(env.CAIRN_ALLOWED_HOSTS, env.CAIRN_ALLOWED_ORIGINS),
+        authFailureThrottle: createAuthFailureThrottle({
+          limit: env.CAIRN_AUTH_FAILURE_LIMIT,
+          windowMs: env.CAIRN_AUTH_FAILURE_WINDOW_MS,
+        }),
+        trustProxy: env.CAIRN_TRUST_PROXY,
         bodyLimitBytes: env.CAIRN_BODY_LIMIT_BYTES,
         backendTimeoutMs: env.CAIRN_BACKEND_TIMEOUT_MS,
         rerankCandidates: env.CAIRN_RERANK_CANDIDATES,

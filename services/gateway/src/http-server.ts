@@ -3,21 +3,25 @@ import type { Logger, Metrics } from "@cairn/telemetry";
 import type { NatsConnection } from "@nats-io/nats-core";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type pg from "pg";
+import type { AuthFailureThrottle } from "./auth/auth-failure-throttle.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
-import type { OriginPolicy } from "./auth/origin-policy.ts";
+import type { HostPolicy, OriginPolicy } from "./auth/origin-policy.ts";
 import type { RateLimiter } from "./auth/rate-limiter.ts";
 import { callerOf, registerRequestGuard } from "./auth/request-guard.ts";
 import { createCairnBackend } from "./backend/cairn-backend.ts";
+import { consoleRoutes } from "./console/serve-console.ts";
+import { answerClientError, answerFrameworkError, registerHttpHardening } from "./http-hardening.ts";
 import { metricsRouteDoc, registerHttpObservability } from "./http-observability.ts";
 import { registerMcpRoute } from "./mcp/mcp-http-route.ts";
 import { createWritePositions } from "./operations/caller.ts";
 import { createOperations, type Operations } from "./operations/create-operations.ts";
 import { buildOpenApiDocument } from "./rest/openapi-document.ts";
-import { asCairnError, sendProblem } from "./rest/problem.ts";
+import { instanceOf, logIfInternal, sendProblem } from "./rest/problem.ts";
 import { registerRoutes } from "./rest/register-routes.ts";
 import type { RouteSpec } from "./rest/route-spec.ts";
 import { apiKeyRoutes } from "./rest/routes/api-keys.ts";
 import { contextRoutes } from "./rest/routes/context.ts";
+import { eventRoutes } from "./rest/routes/events.ts";
 import { feedbackRoutes } from "./rest/routes/feedback.ts";
 import { handoffRoutes } from "./rest/routes/handoffs.ts";
 import { registerHealthRoutes } from "./rest/routes/health.ts";
@@ -36,6 +40,12 @@ export type HttpServerDeps = {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   originPolicy: OriginPolicy;
+  /** The `Host` check of /mcp (default: loopback names and IP addresses). */
+  hostPolicy?: HostPolicy;
+  /** Wrong API keys per client address (default: not throttled). */
+  authFailureThrottle?: AuthFailureThrottle;
+  /** Fastify's `trustProxy`: whose `X-Forwarded-For` gives the client address (default: nobody's). */
+  trustProxy?: boolean | string;
   bodyLimitBytes?: number;
   backendTimeoutMs?: number;
   rerankCandidates?: number;
@@ -62,9 +72,10 @@ export function restRoutes(ops: Operations, pool: pg.Pool, authenticator: Authen
     ...proposalRoutes(ops),
     ...handoffRoutes(ops),
     ...keyRoutes(ops),
-    ...feedbackRoutes(ops),
+    ...feedbackRoutes(),
     ...statusRoutes(ops),
     ...apiKeyRoutes(pool, authenticator),
+    ...eventRoutes(ops, pool),
   ];
 }
 
@@ -83,7 +94,11 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
     // Requests are logged once, by the observability hooks (route, status, duration, caller).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes ?? 1024 * 1024,
+    trustProxy: deps.trustProxy ?? false,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   });
+  registerHttpHardening(app);
   const seen: { method: string; url: string }[] = [];
   registeredRoutes.set(app, seen);
   app.addHook("onRoute", (route) => {
@@ -98,41 +113,35 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const cairn = asCairnError(error);
-    if (cairn.code === "internal") {
-      const principal = callerOf(request)?.principal;
-      deps.logger.error(
-        {
-          err: error,
-          route: request.routeOptions.url ?? "unmatched",
-          ...(principal ? { tenant: principal.tenant, agent: principal.agent } : {}),
-        },
-        "request failed",
-      );
-    }
-    return sendProblem(reply, cairn, request.url);
+    logIfInternal(request, error, callerOf(request)?.principal);
+    return sendProblem(reply, error, instanceOf(request.url));
   });
+  // No route matched, so the path names nothing of Cairn's: it is not repeated (it may hold
+  // what a client should not have sent in a URL).
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
       reply,
-      new CairnError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`, {
+      new CairnError("not_found", `no route for ${request.method} at this path`, {
         hint: "see /openapi.json for the routes",
       }),
-      request.url,
     ),
   );
 
   registerRequestGuard(app, deps);
   registerHttpObservability(app, { callerOf, metrics: deps.metrics });
   registerHealthRoutes(app, { nc: deps.nc, checks: deps.checks });
-  const routes = [...restRoutes(ops, deps.pool, deps.authenticator), ...maintenanceRoutes(deps.nc)];
+  const routes = [
+    ...restRoutes(ops, deps.pool, deps.authenticator),
+    ...maintenanceRoutes(deps.nc),
+    ...consoleRoutes(),
+  ];
   let document: Record<string, unknown> | undefined;
   const openapi = openApiRoute(() => {
     const operational = deps.metrics ? [...healthRouteDocs, metricsRouteDoc] : healthRouteDocs;
     document ??= buildOpenApiDocument([...operational, openapi, ...routes], openApiInfo(version));
     return document;
   });
-  registerRoutes(app, [...routes, openapi], callerOf);
+  registerRoutes(app, [...routes, openapi], { callerOf, ops });
   registerMcpRoute(app, {
     ops,
     callerOf,

@@ -28,7 +28,7 @@ const ingestService: ServiceDefinition<typeof ingestEnvSchema> = {
         max: env.CAIRN_DB_POOL_SIZE,
         applicationName: "cairn-ingest",
       },
-      (error) => logger.warn({ err: error }, "idle database connection failed"),
+      (error) => logger.warn({ err: error }, "database connection failed"),
     );
     const store = createEventStore(pool);
     const tokenSecret = await loadTokenSecret(pool, env.CAIRN_TOKEN_SECRET);

@@ -1,7 +1,6 @@
 // The ranking service: two read models (signals, key graph), projections of the log run by the
 // projection runtime into Redis, and the queries that read them. `createRankingService` takes a
 // clock so tests can move time; main.ts runs it with the real one.
-import { serve } from "@cairn/bus";
 import { type DecodedEvent, queueGroup, rankingRpcs } from "@cairn/contracts";
 import { createDatabasePool, createEventStore, createMemorySealStore } from "@cairn/event-store";
 import {
@@ -11,7 +10,7 @@ import {
   projectionSettingsFromEnv,
   startProjectionRuntime,
 } from "@cairn/projection-runtime";
-import type { ServiceDefinition } from "@cairn/service-runtime";
+import { type ServiceDefinition, serveReportingOutages } from "@cairn/service-runtime";
 import type { Logger } from "@cairn/telemetry";
 import { Redis } from "ioredis";
 import type pg from "pg";
@@ -123,13 +122,50 @@ export function createRankingService(
         runtime,
       };
       const served = { queue: queueGroup("ranking"), logger };
+      const readModels = "the ranking read models (Redis) or the log (Postgres)";
       const subscriptions = [
-        serve(nc, rankingRpcs.expand, async (r) => handleExpand(await withLayout(ctx), r), served),
-        serve(nc, rankingRpcs.rerank, async (r) => handleRerank(await withLayout(ctx), r), served),
-        serve(nc, rankingRpcs.signals, async (r) => handleSignals(await withLayout(ctx), r), served),
-        serve(nc, rankingRpcs.keysRecall, async (r) => handleKeysRecall(await withLayout(ctx), r), served),
-        serve(nc, rankingRpcs.keysRead, async (r) => handleKeysRead(await withLayout(ctx), r), served),
-        serve(nc, rankingRpcs.keysRelated, async (r) => handleKeysRelated(await withLayout(ctx), r), served),
+        serveReportingOutages(
+          nc,
+          rankingRpcs.expand,
+          readModels,
+          async (r) => handleExpand(await withLayout(ctx, r), r),
+          served,
+        ),
+        serveReportingOutages(
+          nc,
+          rankingRpcs.rerank,
+          readModels,
+          async (r) => handleRerank(await withLayout(ctx, r), r),
+          served,
+        ),
+        serveReportingOutages(
+          nc,
+          rankingRpcs.signals,
+          readModels,
+          async (r) => handleSignals(await withLayout(ctx, r), r),
+          served,
+        ),
+        serveReportingOutages(
+          nc,
+          rankingRpcs.keysRecall,
+          readModels,
+          async (r) => handleKeysRecall(await withLayout(ctx, r), r),
+          served,
+        ),
+        serveReportingOutages(
+          nc,
+          rankingRpcs.keysRead,
+          readModels,
+          async (r) => handleKeysRead(await withLayout(ctx, r), r),
+          served,
+        ),
+        serveReportingOutages(
+          nc,
+          rankingRpcs.keysRelated,
+          readModels,
+          async (r) => handleKeysRelated(await withLayout(ctx, r), r),
+          served,
+        ),
         ...runtime.serveRpcs(served.queue),
       ];
       // Answer from the moment start returns: the subscriptions have reached the server.

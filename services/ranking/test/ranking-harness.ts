@@ -3,12 +3,13 @@
 import { call, connectBus, ensureEventStream } from "@cairn/bus";
 import {
   type CairnEvent,
-  type Candidate,
   type MemoryDocument,
   type Principal,
+  type RerankCandidate,
   type RpcDefinition,
   type RpcReplyData,
   streamTypeOf,
+  toRerankCandidate,
 } from "@cairn/contracts";
 import { createDatabasePool, migrateToLatest } from "@cairn/event-store";
 import { memoryDocument, memoryRecord } from "@cairn/memory-model/testing";
@@ -145,19 +146,18 @@ export function recorded(spec: MemorySpec & { id: string }): CairnEvent & { stre
   return { type: "memory.recorded", streamId: `memory-${spec.id}`, data: memoryRecord(fieldsOf(spec)) };
 }
 
-/** A search candidate for a memory, as `search.candidates` would return it. */
+/** A search candidate for a memory as ranking receives it (`toRerankCandidate` of search's). */
 export function candidateOf(
   spec: MemorySpec & { id: string },
   tenant: string,
   rank: number,
   at: string,
-): Candidate {
-  const fused = 1 / (60 + rank);
-  return {
+): RerankCandidate {
+  return toRerankCandidate({
     id: spec.id,
     lexical: { rank, score: 10 - rank },
     vector: null,
-    fused,
+    fused: 1 - rank / 100,
     document: memoryDocument({ ...fieldsOf(spec), tenant, createdAt: at, updatedAt: at }),
-  };
+  });
 }

@@ -181,10 +181,15 @@ describe("ranking.rerank", () => {
     expect(custom.skip).toEqual({ reason: "skip_pattern", pattern: "status\\??" });
   });
 
-  test("waits for its projections to reach a position, and says when they cannot", async ({ ranking: h }) => {
+  test("waits for its projections to reach a position, and refuses one the log has not reached", async ({
+    ranking: h,
+  }) => {
     const [first, , stored] = await storeTwo(h);
     const reply = await rerank(h, [first], stored);
     expect(reply.position).toBeGreaterThanOrEqual(stored);
-    await expect(rerank(h, [first], stored + 1000)).rejects.toMatchObject({ code: "timeout" });
+    await expect(rerank(h, [first], stored + 1000)).rejects.toMatchObject({
+      code: "validation_failed",
+      details: { afterPosition: stored + 1000, logPosition: stored },
+    });
   });
 });

@@ -1,10 +1,14 @@
 // The search service: the lexical and vector read models (projections of the log run by the
 // projection runtime: JetStream doorbell, catch-up from the log, dead letters) and the query
 // RPCs, answered by every copy in the `cairn-search` queue group.
-import { serve } from "@cairn/bus";
 import { type ProjectionName, queueGroup, searchRpcs } from "@cairn/contracts";
 import { type Projection, type ProjectionHost, startProjectionRuntime } from "@cairn/projection-runtime";
-import type { ServiceContext, ServiceDefinition, StartedService } from "@cairn/service-runtime";
+import {
+  type ServiceContext,
+  type ServiceDefinition,
+  type StartedService,
+  serveReportingOutages,
+} from "@cairn/service-runtime";
 import type { Logger } from "@cairn/telemetry";
 import type { Subscription } from "@nats-io/nats-core";
 import type { Embedder } from "./embedders/embedder.ts";
@@ -12,6 +16,7 @@ import { projectionSettingsOf, type SearchEnv, searchEnvSchema } from "./env.ts"
 import { openReadModels, projectionHostOf } from "./open-read-models.ts";
 import { asOfCandidates, isAsOfRequest } from "./queries/as-of.ts";
 import { documentInventory } from "./queries/document-inventory.ts";
+import { exportPage } from "./queries/export-memories.ts";
 import { getMemory } from "./queries/get-memory.ts";
 import { memoryHistory } from "./queries/memory-history.ts";
 import type { ReadModels } from "./queries/read-models.ts";
@@ -61,23 +66,51 @@ export function startSearch(options: SearchServiceOptions = {}) {
       };
       const asOf = { log: opened.eventLog, sealRing: opened.sealRing };
       const options = { queue: queueGroup("search"), logger };
+      const readModels = "the search read models (Redis, Postgres) or the log";
       subscriptions.push(
-        serve(
+        serveReportingOutages(
           nc,
           searchRpcs.candidates,
+          readModels,
           (request) =>
             isAsOfRequest(request)
               ? asOfCandidates(models, asOf, request)
               : searchCandidates(models, request),
           options,
         ),
-        serve(nc, searchRpcs.get, (request) => getMemory(models, asOf, request), options),
-        serve(nc, searchRpcs.history, (request) => memoryHistory(models, asOf, request), options),
-        serve(nc, searchRpcs.status, (request) => searchStatus(models, request), options),
+        serveReportingOutages(
+          nc,
+          searchRpcs.get,
+          readModels,
+          (request) => getMemory(models, asOf, request),
+          options,
+        ),
+        serveReportingOutages(
+          nc,
+          searchRpcs.history,
+          readModels,
+          (request) => memoryHistory(models, asOf, request),
+          options,
+        ),
+        serveReportingOutages(
+          nc,
+          searchRpcs.export,
+          readModels,
+          (request) => exportPage(asOf, request),
+          options,
+        ),
+        serveReportingOutages(
+          nc,
+          searchRpcs.status,
+          readModels,
+          (request) => searchStatus(models, request),
+          options,
+        ),
         // For maintenance's doctor and repair: what the read models hold, and re-projection.
-        serve(
+        serveReportingOutages(
           nc,
           searchRpcs.inventory,
+          readModels,
           (request) =>
             documentInventory(
               { lexical: opened.lexicalStore, redis: opened.redis, vector: opened.vector, pool: opened.pool },
@@ -85,9 +118,10 @@ export function startSearch(options: SearchServiceOptions = {}) {
             ),
           options,
         ),
-        serve(
+        serveReportingOutages(
           nc,
           searchRpcs.reproject,
+          readModels,
           (request) => reprojectDocuments({ lexical: opened.lexical, vector: opened.vector }, request),
           options,
         ),

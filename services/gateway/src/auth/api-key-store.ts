@@ -1,6 +1,6 @@
 // The `api_keys` table (migration infra/migrations/2026-11-30T03-api-keys.ts). Used by the
 // gateway to authenticate and by `pnpm cairn keys` to manage keys.
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import {
   type ApiKeyRecord,
   CairnError,
@@ -56,11 +56,32 @@ function asMissingTable(error: unknown): never {
   throw error;
 }
 
+/**
+ * The id of a key created with a client's idempotency key: the same on every retry, so a retry
+ * finds the key the first request made (laid out as a version 8 UUID, valid wherever one is).
+ */
+export function apiKeyIdFor(tenant: string, idempotencyKey: string): string {
+  const hex = createHash("sha256")
+    .update(`cairn-api-key\u0000${tenant}\u0000${idempotencyKey}`)
+    .digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export type CreateApiKeyOptions = {
+  /**
+   * The client's idempotency key: the new key's id is derived from it, and a retry creates
+   * nothing. The key itself is shown only once, so a retry is refused (`idempotency_conflict`)
+   * with the id of the key the first request created.
+   */
+  idempotencyKey?: string | undefined;
+};
+
 /** Creates a key (a fresh random one unless `key` is given) and returns it once. */
 export async function createApiKey(
   db: Queryable,
   request: CreateApiKeyRequest,
   key: string = generateApiKey(),
+  options: CreateApiKeyOptions = {},
 ): Promise<CreatedApiKey> {
   const parsed = CreateApiKeyRequestSchema.parse(request);
   if (!isAcceptableKey(key)) {
@@ -68,12 +89,14 @@ export async function createApiKey(
       hint: "leave the key out to have one generated",
     });
   }
+  const id =
+    options.idempotencyKey === undefined ? randomUUID() : apiKeyIdFor(parsed.tenant, options.idempotencyKey);
   const result = await db
     .query<ApiKeyRow>(
       `insert into api_keys (id, key_hash, key_prefix, tenant, agent, role, is_primary, label)
-       values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${columns}`,
+       values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (id) do nothing returning ${columns}`,
       [
-        randomUUID(),
+        id,
         hashApiKey(key),
         displayPrefix(key),
         parsed.tenant,
@@ -85,6 +108,12 @@ export async function createApiKey(
     )
     .catch(asMissingTable);
   const row = result.rows[0];
+  if (!row && options.idempotencyKey !== undefined) {
+    throw new CairnError("idempotency_conflict", "an API key was already created with this idempotency key", {
+      hint: `a key is shown only once: if the first answer was lost, revoke key ${id} and create another with a new idempotency key`,
+      details: { id },
+    });
+  }
   if (!row) throw new CairnError("internal", "inserting the API key returned no row");
   return { record: toRecord(row), key };
 }

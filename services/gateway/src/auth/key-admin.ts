@@ -6,6 +6,8 @@ export { createApiKey, listApiKeys, revokeApiKey } from "./api-key-store.ts";
 
 export function openKeyDatabase(databaseUrl: string): pg.Pool {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  // A server that goes away while the CLI waits fails the query it meets, never the process.
   pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
 }

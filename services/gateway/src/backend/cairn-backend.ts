@@ -21,6 +21,7 @@ import {
   rankingRpcs,
   searchRpcs,
   type Tier,
+  toRerankCandidate,
   type WriteResult,
 } from "@cairn/contracts";
 import type { Logger } from "@cairn/telemetry";
@@ -163,19 +164,19 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
           {
             principal,
             query,
-            candidates: list,
+            // Scores only: ranking reads the memories' terms from its own read model.
+            candidates: list.map(toRerankCandidate),
             k: Math.min(200, limit),
             explain,
             expansions: expansions.slice(0, 50),
           },
           timeout,
         );
-        const ranked = reply.results.map(({ score, factors, signals, relevance: _parts, ...candidate }) => ({
-          candidate,
-          score,
-          factors: factors ?? null,
-          signals: signals ?? null,
-        }));
+        const byId = new Map(list.map((c) => [c.id, c]));
+        const ranked = reply.results.flatMap(({ id, score, factors, signals }) => {
+          const candidate = byId.get(id);
+          return candidate ? [{ candidate, score, factors: factors ?? null, signals: signals ?? null }] : [];
+        });
         return { ranked, ranking: "ranked" };
       } catch (error) {
         if (!isNoResponder(error)) throw error;

@@ -10,7 +10,8 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Caller } from "../operations/caller.ts";
 import type { Operations } from "../operations/create-operations.ts";
-import { sendProblem } from "../rest/problem.ts";
+import { sendProblem, toProblem } from "../rest/problem.ts";
+import { retryAfterOf } from "../retries.ts";
 import { createServer } from "./create-server.ts";
 
 export type McpRouteDeps = {
@@ -74,7 +75,7 @@ export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): { se
             new CairnError("not_found", "no such MCP session (it may have expired)", {
               hint: "start a new session with an initialize request",
             }),
-            request.url,
+            "/mcp",
           );
         }
         if (session.keyId !== caller.keyId) {
@@ -83,7 +84,7 @@ export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): { se
             new CairnError("forbidden", "this MCP session belongs to another API key", {
               hint: "start your own session with an initialize request",
             }),
-            request.url,
+            "/mcp",
           );
         }
       } else {
@@ -93,7 +94,7 @@ export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): { se
             new CairnError("validation_failed", "no MCP session: send an initialize request first", {
               hint: "the Mcp-Session-Id header is missing",
             }),
-            request.url,
+            "/mcp",
           );
         }
         // The session is an episode: what its memories were written in (not the session id,
@@ -128,16 +129,13 @@ export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): { se
       } catch (error) {
         deps.logger.error({ err: error }, "MCP request failed");
         if (!reply.raw.headersSent) {
-          reply.raw.writeHead(500, { "content-type": "application/problem+json" });
-          reply.raw.end(
-            JSON.stringify({
-              type: "urn:cairn:error:internal",
-              title: "Internal error",
-              status: 500,
-              code: "internal",
-              detail: "internal error",
-            }),
-          );
+          const failure = new CairnError("internal", "internal error");
+          const problem = toProblem(failure, "/mcp");
+          reply.raw.writeHead(problem.status, {
+            "content-type": "application/problem+json",
+            "retry-after": String(retryAfterOf(failure)),
+          });
+          reply.raw.end(JSON.stringify(problem));
         }
       }
       return reply;

@@ -2,6 +2,7 @@
 // become use the contracts' camelCase.
 import { IdSchema, KindSchema, limits, ScopeSchema, TimestampSchema } from "@cairn/contracts";
 import { z } from "zod";
+import { IdempotencyKeySchema } from "../retries.ts";
 
 export const idArg = IdSchema.describe("the memory's id");
 export const versionArg = z
@@ -14,6 +15,12 @@ export const tokenArg = z
   .string()
   .optional()
   .describe("leave out to get a plan and a token; call again with that token to carry the plan out");
+
+/** Every write tool takes it (see register-write-tool.ts): a retry with it never writes twice. */
+export const idempotencyKeyArg = IdempotencyKeySchema.optional().describe(
+  "a unique string you choose (a UUID), the same when you retry this call after a timeout or an outage: " +
+    "the retry then answers what the first call did instead of writing again; a new one for each new write",
+);
 
 /** A two-step write's `tokenArg` as the command takes it: without a token the call only plans. */
 export function confirmationOf(token: string | undefined) {

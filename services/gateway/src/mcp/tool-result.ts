@@ -1,5 +1,6 @@
 import { CairnError, type ErrorCode, type MemoryDocument } from "@cairn/contracts";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { hintForSurface, retryAfterOf, writeRetryHint } from "../retries.ts";
 
 /** What a model can do about each failure, when the service gave no hint of its own. */
 const defaultHints: Record<ErrorCode, string> = {
@@ -16,6 +17,9 @@ const defaultHints: Record<ErrorCode, string> = {
   token_invalid:
     "the confirmation token expired or the memory changed: call again without a token for a new plan",
   forbidden: "your key may not do this; ask a reviewer or admin, or propose instead",
+  idempotency_conflict:
+    "this idempotency_key was used before for a call with other arguments: pass a new idempotency_key for a new write, or repeat the first call exactly to get its answer",
+  unsupported_media_type: "send the request as JSON",
   unauthenticated: "the API key is missing or revoked; ask an admin for a key",
   rate_limited: "too many calls: wait a little and call again",
   timeout: "Cairn did not answer in time: call again shortly",
@@ -37,15 +41,31 @@ const toolHints: Partial<Record<ErrorCode, (details: unknown) => string>> = {
   precondition_required: () => defaultHints.precondition_required,
 };
 
-export function toolError(error: unknown): CallToolResult {
+/** A failed write: the idempotency key it carried (if any) decides how a retry is safe. */
+export type WriteAttempt = { idempotencyKey: string | undefined };
+
+export function toolError(error: unknown, write?: WriteAttempt): CallToolResult {
   const cairn =
     error instanceof CairnError ? error : new CairnError("internal", "internal error", { cause: error });
-  const hint = toolHints[cairn.code]?.(cairn.details) ?? cairn.hint ?? defaultHints[cairn.code];
+  const hint =
+    (write ? writeRetryHint(cairn, "mcp", write.idempotencyKey) : undefined) ??
+    toolHints[cairn.code]?.(cairn.details) ??
+    hintForSurface(cairn.hint, "mcp") ??
+    defaultHints[cairn.code];
+  const retryAfterSeconds = retryAfterOf(cairn);
   const details = cairn.details === undefined ? "" : `\ndetails: ${JSON.stringify(cairn.details)}`;
   return {
     isError: true,
     content: [{ type: "text", text: `error ${cairn.code}: ${cairn.message}\nhint: ${hint}${details}` }],
-    structuredContent: { error: { code: cairn.code, message: cairn.message, hint, details: cairn.details } },
+    structuredContent: {
+      error: {
+        code: cairn.code,
+        message: cairn.message,
+        hint,
+        details: cairn.details,
+        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      },
+    },
   };
 }
 
@@ -57,11 +77,14 @@ export function toolResult(data: Record<string, unknown>, text?: string): CallTo
 }
 
 /** Runs a tool body; a thrown error becomes an `isError` result the model can act on. */
-export async function runTool(body: () => Promise<CallToolResult>): Promise<CallToolResult> {
+export async function runTool(
+  body: () => Promise<CallToolResult>,
+  write?: WriteAttempt,
+): Promise<CallToolResult> {
   try {
     return await body();
   } catch (error) {
-    return toolError(error);
+    return toolError(error, write);
   }
 }
 

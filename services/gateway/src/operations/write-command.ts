@@ -18,6 +18,9 @@ export async function write<N extends IngestCommandName>(
   input: Partial<CommandInput<N>>,
 ): Promise<WriteOutcome> {
   const outcome = await deps.backend.command(caller.principal, name, input);
-  if (!isPlanResult(outcome)) deps.positions.record(caller.keyId, outcome.position);
-  return outcome;
+  if (isPlanResult(outcome)) return outcome;
+  deps.positions.record(caller.keyId, outcome.position);
+  // A retry answers exactly what the first attempt did.
+  const { replayed: _replayed, ...answer } = outcome;
+  return answer;
 }

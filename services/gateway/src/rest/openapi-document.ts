@@ -2,6 +2,7 @@
 // so the two cannot drift. Schemas come from zod (JSON Schema 2020-12, which 3.1 uses).
 import { z } from "zod";
 import { httpStatusOf } from "./problem.ts";
+import { takesIdempotencyKey } from "./register-routes.ts";
 import type { RouteSpec } from "./route-spec.ts";
 
 type JsonSchema = Record<string, unknown>;
@@ -29,11 +30,15 @@ const statusText: Record<number, string> = {
   409: "Conflict: the version moved, the slot is taken, or the state does not allow it",
   412: "The `If-Match` version (or a confirmation token) is missing",
   413: "The request body is too large",
+  415: "The body is not JSON",
   422: "The request does not match its schema",
   429: "Rate limited; retry after `Retry-After` seconds",
-  503: "A service behind the gateway is unavailable",
-  504: "A service behind the gateway did not answer in time",
+  503: "A service behind the gateway is unavailable; retry after `Retry-After` seconds",
+  504: "A service behind the gateway did not answer in time; retry after `Retry-After` seconds",
 };
+
+/** The statuses whose answer says when to retry. */
+const retryAfterStatuses = new Set([429, 503, 504]);
 
 const problemSchema: JsonSchema = {
   type: "object",
@@ -72,6 +77,18 @@ export function buildOpenApiDocument(
         ...(description ? { description } : {}),
       });
     }
+    const isWrite = takesIdempotencyKey(route);
+    if (isWrite) {
+      parameters.push({
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description:
+          "Makes a retry safe: a request repeated with the same key (1-200 visible ASCII characters, e.g. a UUID) " +
+          "answers what the first one did and writes nothing again; the same key with another request is `409 idempotency_conflict`",
+        schema: { type: "string", minLength: 1, maxLength: 200 },
+      });
+    }
     if (route.ifMatch) {
       parameters.push({
         name: "If-Match",
@@ -86,6 +103,8 @@ export function buildOpenApiDocument(
       422,
       429,
       503,
+      504,
+      ...(isWrite ? [409] : []),
       ...(route.ifMatch ? [409, 412] : []),
       ...(route.errors ?? []),
     ]);
@@ -93,7 +112,10 @@ export function buildOpenApiDocument(
       errorStatuses.delete(401);
       errorStatuses.delete(429);
     }
-    if (route.body) errorStatuses.add(413);
+    if (route.body) {
+      errorStatuses.add(413);
+      errorStatuses.add(415);
+    }
     const responses: Record<string, unknown> = {
       [String(route.success.status)]: {
         description: route.success.description,
@@ -115,7 +137,7 @@ export function buildOpenApiDocument(
     for (const status of [...errorStatuses].sort()) {
       responses[String(status)] = {
         description: statusText[status] ?? "Error",
-        ...(status === 429
+        ...(retryAfterStatuses.has(status)
           ? { headers: { "Retry-After": { description: "seconds to wait", schema: { type: "integer" } } } }
           : {}),
         content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },

@@ -1,6 +1,8 @@
-import { CairnError, type ErrorCode } from "@cairn/contracts";
-import type { FastifyReply } from "fastify";
+import { CairnError, type ErrorCode, type Principal } from "@cairn/contracts";
+import { isDependencyFailure } from "@cairn/service-runtime";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { ZodError } from "zod";
+import { hintForSurface, retryAfterOf } from "../retries.ts";
 
 /** Each stable code's HTTP status. */
 export const httpStatusOf: Record<ErrorCode, number> = {
@@ -16,6 +18,8 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   precondition_required: 412,
   token_invalid: 409,
   forbidden: 403,
+  idempotency_conflict: 409,
+  unsupported_media_type: 415,
   unauthenticated: 401,
   rate_limited: 429,
   timeout: 504,
@@ -36,11 +40,19 @@ const titles: Record<ErrorCode, string> = {
   precondition_required: "A precondition is required",
   token_invalid: "The confirmation token is not valid",
   forbidden: "Forbidden",
+  idempotency_conflict: "The idempotency key was used for another request",
+  unsupported_media_type: "The body is not JSON",
   unauthenticated: "Authentication required",
   rate_limited: "Too many requests",
   timeout: "A service did not answer in time",
   unavailable: "A service is unavailable",
   internal: "Internal error",
+};
+
+/** Hints for codes a service may raise without one, in REST's words. */
+const restHints: Partial<Record<ErrorCode, string>> = {
+  idempotency_conflict:
+    "this Idempotency-Key was sent before with another request: send a new key for a new write, or repeat the first request exactly to get its answer",
 };
 
 export type Problem = {
@@ -70,33 +82,113 @@ export function asCairnError(error: unknown): CairnError {
       },
     );
   }
-  const fastify = error as { statusCode?: number; code?: string; message?: string };
-  if (fastify.statusCode === 413 || fastify.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-    return new CairnError("too_large", "the request body is larger than the gateway accepts", {
-      hint: "send less at once: split large content into several memories",
+  const fastify = error as { statusCode?: number; code?: string };
+  const known = fastify.code === undefined ? undefined : fastifyErrors[fastify.code];
+  if (known) return new CairnError(known[0], known[1], { hint: known[2], cause: error });
+  if (fastify.statusCode !== undefined && fastify.statusCode >= 400 && fastify.statusCode < 500) {
+    // The framework's own message can quote the URL or the body: only its code is passed on.
+    return new CairnError("validation_failed", "the request could not be read", {
+      hint: "check the URL, the headers and the body against /openapi.json",
+      ...(fastify.code === undefined ? {} : { details: { reason: fastify.code } }),
+      cause: error,
     });
   }
-  if (fastify.statusCode !== undefined && fastify.statusCode >= 400 && fastify.statusCode < 500) {
-    return new CairnError("validation_failed", fastify.message ?? "bad request", { cause: error });
+  if (isDependencyFailure(error)) {
+    return new CairnError("unavailable", "a store the gateway depends on cannot be reached right now", {
+      hint: "retry shortly",
+      cause: error,
+    });
   }
   return new CairnError("internal", "internal error", { cause: error });
 }
 
+/**
+ * Fastify's own refusals, each with a stable code, and a message and hint of the gateway's:
+ * theirs quote the path (`'/v1/%' is not a valid url component`), which may hold a secret.
+ */
+const fastifyErrors: Record<string, [ErrorCode, string, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [
+    "too_large",
+    "the request body is larger than the gateway accepts",
+    "send less at once: split large content into several memories",
+  ],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
+    "unsupported_media_type",
+    "the request body must be JSON",
+    "send the body as JSON with `Content-Type: application/json`",
+  ],
+  FST_ERR_CTP_INVALID_JSON_BODY: [
+    "validation_failed",
+    "the request body is not valid JSON",
+    "send one JSON object, as /openapi.json describes for the route",
+  ],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [
+    "validation_failed",
+    "the body is empty although Content-Type says JSON",
+    "send a JSON object, or leave out Content-Type when there is no body",
+  ],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
+    "validation_failed",
+    "the Content-Length does not match the body",
+    "send the body's length in bytes, or let the HTTP client set it",
+  ],
+  FST_ERR_BAD_URL: [
+    "validation_failed",
+    "the URL is not valid: a percent-encoding in it is malformed",
+    "percent-encode path parameters (encodeURIComponent)",
+  ],
+  FST_ERR_MAX_PARAM_LENGTH: [
+    "validation_failed",
+    "a path parameter is longer than the gateway accepts",
+    "ids are UUIDs and key labels at most 200 characters",
+  ],
+};
+
 export function toProblem(error: CairnError, instance?: string): Problem {
+  const hint = hintForSurface(error.hint, "rest") ?? restHints[error.code];
   return {
     type: `urn:cairn:error:${error.code}`,
     title: titles[error.code],
     status: httpStatusOf[error.code],
     detail: error.message,
     code: error.code,
-    ...(error.hint === undefined ? {} : { hint: error.hint }),
+    ...(hint === undefined ? {} : { hint }),
     ...(error.details === undefined ? {} : { details: error.details }),
     ...(instance === undefined ? {} : { instance }),
   };
 }
 
-/** Sends an error as `application/problem+json` (RFC 9457) with its stable code. */
+/** A failure of Cairn's own goes to the log with its cause (the client sees only `internal`). */
+export function logIfInternal(
+  request: FastifyRequest,
+  error: unknown,
+  principal: Principal | undefined,
+): void {
+  if (asCairnError(error).code !== "internal") return;
+  request.log.error(
+    {
+      err: error,
+      route: request.routeOptions.url ?? "unmatched",
+      ...(principal ? { tenant: principal.tenant, agent: principal.agent } : {}),
+    },
+    "request failed",
+  );
+}
+
+/** The `instance` of a request's problem: its path, never its query (a `reason` may hold a secret). */
+export function instanceOf(url: string): string {
+  return url.split("?", 1)[0] ?? "";
+}
+
+/**
+ * Sends an error as `application/problem+json` (RFC 9457) with its stable code; an outage, a
+ * timeout or a failure of Cairn's says when to retry (`Retry-After`, seconds).
+ */
 export function sendProblem(reply: FastifyReply, error: unknown, instance?: string): FastifyReply {
-  const problem = toProblem(asCairnError(error), instance);
+  const cairn = asCairnError(error);
+  const problem = toProblem(cairn, instance);
+  const retryAfter = retryAfterOf(cairn);
+  if (retryAfter !== undefined && !reply.hasHeader("retry-after"))
+    reply.header("Retry-After", String(retryAfter));
   return reply.code(problem.status).type("application/problem+json").send(problem);
 }

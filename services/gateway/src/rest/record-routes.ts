@@ -60,7 +60,6 @@ const ListQuery = z
 
 /** `POST /v1/<tag>`: a new record from a memory's fields; 201 with the write's headers. */
 export function createRecordRoute<T extends Tier>(
-  ops: Operations,
   { tier, tag }: RecordCollection<T>,
   spec: RouteWords & { command: CreateCommand<T> },
 ): RouteSpec {
@@ -73,8 +72,8 @@ export function createRecordRoute<T extends Tier>(
     body: MemoryInputSchema,
     success: { status: 201, description: spec.outcome, schema: WriteResultSchema, headers: writeHeaders },
     errors: [403, 409],
-    handler: async ({ caller, body, reply }) =>
-      sendWrite(reply, await ops.write(caller, spec.command, toCommand(body)), 201),
+    handler: async ({ write, body, reply }) =>
+      sendWrite(reply, await write(spec.command, toCommand(body)), 201),
   });
 }
 
@@ -132,7 +131,6 @@ export function readRecordRoute(
  * action, `POST /v1/<tag>/{id}/<action>` with one.
  */
 export function versionedWriteRoute<B, N extends IngestCommandName>(
-  ops: Operations,
   { tag }: RecordCollection,
   spec: RouteWords & {
     action?: string;
@@ -150,14 +148,10 @@ export function versionedWriteRoute<B, N extends IngestCommandName>(
     ifMatch: true,
     success: { status: 200, description: spec.outcome, schema: WriteResultSchema, headers: writeHeaders },
     errors: [403, 404],
-    handler: async ({ caller, params, body, ifMatch, reply }) =>
+    handler: async ({ write, params, body, ifMatch, reply }) =>
       sendWrite(
         reply,
-        await ops.write(caller, spec.command, {
-          id: params.id,
-          expectedVersion: ifMatch!,
-          ...spec.toCommand(body),
-        }),
+        await write(spec.command, { id: params.id, expectedVersion: ifMatch!, ...spec.toCommand(body) }),
       ),
   });
 }

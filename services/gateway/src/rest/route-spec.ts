@@ -1,8 +1,11 @@
 // A REST route declared once as data: the same declaration registers the Fastify route,
 // validates the request (zod) and produces the route's OpenAPI operation.
+import type { IngestCommandName } from "@cairn/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
+import type { CommandInput } from "../backend/cairn-backend.ts";
 import type { Caller } from "../operations/caller.ts";
+import type { WriteOutcome } from "../operations/create-operations.ts";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
 
@@ -15,6 +18,10 @@ export type RouteContext<P, Q, B> = {
   body: B;
   /** The version in `If-Match`, when the route requires one. */
   ifMatch: number | undefined;
+  /** The `Idempotency-Key` of a write (POST, PATCH, DELETE), when the client sent one. */
+  idempotencyKey: string | undefined;
+  /** Sends an ingest command as the caller, with the request's idempotency key. */
+  write<N extends IngestCommandName>(name: N, input: Partial<CommandInput<N>>): Promise<WriteOutcome>;
   request: FastifyRequest;
   reply: FastifyReply;
 };
@@ -34,6 +41,11 @@ export type RouteSpec<P = unknown, Q = unknown, B = unknown> = {
   ifMatch?: boolean;
   /** Default: an API key is required. */
   public?: boolean;
+  /**
+   * A write (POST, PATCH, DELETE) takes an `Idempotency-Key` unless this is false: a route
+   * whose effect is not one ingest command says so and documents how it retries instead.
+   */
+  idempotent?: boolean;
   /** The success status and body. */
   success: { status: number } & ResponseSpec;
   /** Error statuses this route answers besides 401, 422, 429 and 5xx. */

@@ -8,8 +8,9 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { createApiKey } from "../auth/api-key-store.ts";
+import { createAuthFailureThrottle } from "../auth/auth-failure-throttle.ts";
 import { createAuthenticator } from "../auth/authenticator.ts";
-import { createOriginPolicy } from "../auth/origin-policy.ts";
+import { createHostPolicy, createOriginPolicy } from "../auth/origin-policy.ts";
 import { createRateLimiter } from "../auth/rate-limiter.ts";
 import { createHttpServer } from "../http-server.ts";
 
@@ -40,6 +41,10 @@ export type HarnessOptions = {
   rateLimit?: { perMinute: number; burst: number };
   bodyLimitBytes?: number;
   allowedOrigins?: string[];
+  allowedHosts?: string[];
+  /** Wrong keys per client address and window before 429 (default: not throttled). */
+  authFailures?: { limit: number; windowMs: number };
+  backendTimeoutMs?: number;
 };
 
 export async function startGatewayHarness(options: HarnessOptions): Promise<GatewayHarness> {
@@ -65,8 +70,10 @@ export async function startGatewayHarness(options: HarnessOptions): Promise<Gate
     authenticator: createAuthenticator(pool, { cacheMs: 1000 }),
     rateLimiter: createRateLimiter(options.rateLimit ?? { perMinute: 60_000, burst: 10_000 }),
     originPolicy: createOriginPolicy(options.allowedOrigins ?? []),
+    hostPolicy: createHostPolicy(options.allowedHosts ?? [], options.allowedOrigins ?? []),
+    ...(options.authFailures ? { authFailureThrottle: createAuthFailureThrottle(options.authFailures) } : {}),
     bodyLimitBytes: options.bodyLimitBytes ?? 256 * 1024,
-    backendTimeoutMs: 5000,
+    backendTimeoutMs: options.backendTimeoutMs ?? 5000,
   });
   const address = await app.listen({ host: "127.0.0.1", port: 0 });
   return {

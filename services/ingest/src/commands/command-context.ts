@@ -2,6 +2,14 @@
 // when the caller gave one), loading a memory the caller may see, the expected-version check,
 // and one atomic append whose reservation conflicts become `slot_taken` / `duplicate_content`.
 //
+// Idempotency: with a key, every id a command writes (streams, events, its causation id) is
+// derived from tenant, command name and key, and its events carry the command's fingerprint
+// (`meta.idempotency`). A retry finds the first event by its derived id: the same fingerprint
+// answers the result rebuilt from those events and writes nothing; another one is
+// `idempotency_conflict`. The record is the log itself, so it holds across restarts and for
+// as long as the log. A command that wrote no event (a change to what already was) leaves no
+// record: its retry runs again and again changes nothing.
+//
 // Memory text is sealed at this boundary (crypto-shredding, see contracts' sealed-content.ts):
 // `commit` seals content, title and entity texts with the memory's seal just before the
 // append, and `loadMemory` opens them right after reading, so the domain code only ever sees
@@ -41,6 +49,7 @@ import {
 import { currentTraceContext } from "@cairn/telemetry";
 import { evolveMemory, foldMemory, type MemoryState } from "../domain/memory-stream.ts";
 import { reservationChanges } from "../domain/reservations.ts";
+import { commandFingerprint } from "./command-fingerprint.ts";
 import { uuidFromName } from "./command-ids.ts";
 import type { PlannedAppend } from "./planned-append.ts";
 import { resultFromEvents } from "./previous-result.ts";
@@ -58,8 +67,11 @@ export type IngestDeps = {
   now?: () => Date;
 };
 
-/** The most events one command writes (a supersede with its key links); bounds the idempotency lookup. */
-const maxEventsPerCommand = 80;
+/**
+ * How many events the idempotency lookup reads for a command recorded before events carried
+ * their count (`meta.idempotency`): the most an earlier command wrote (a supersede with its key links).
+ */
+const maxEventsOfEarlierCommands = 80;
 
 export type CommandBase = {
   principal: Principal;
@@ -74,14 +86,16 @@ export class CommandContext {
   readonly meta: EventMeta;
   readonly #deps: IngestDeps;
   readonly #idempotencyKey: string | undefined;
+  readonly #fingerprint: string | undefined;
   #nextEvent = 0;
 
-  constructor(deps: IngestDeps, name: CommandName, command: CommandBase) {
+  constructor(deps: IngestDeps, name: CommandName, command: CommandBase & Record<string, unknown>) {
     this.#deps = deps;
     this.name = name;
     this.principal = command.principal;
     this.now = deps.now?.() ?? new Date();
     this.#idempotencyKey = command.idempotencyKey;
+    this.#fingerprint = command.idempotencyKey === undefined ? undefined : commandFingerprint(command);
     this.meta = {
       tenant: command.principal.tenant,
       actor: command.principal.agent,
@@ -132,16 +146,37 @@ export class CommandContext {
   }
 
   /**
-   * When this command ran before with the same idempotency key, the result it had (rebuilt
-   * from the events it wrote), so a retry writes nothing new.
+   * When a command ran before with this idempotency key, the result it had (rebuilt from the
+   * events it wrote), so a retry writes nothing new; `idempotency_conflict` when that command
+   * was another one (another body, or another sender).
    */
   async previousResult(): Promise<WriteResult | undefined> {
-    if (this.#idempotencyKey === undefined) return undefined;
-    const ids = Array.from({ length: maxEventsPerCommand }, (_, i) => this.#derived("event", i) as string);
-    const found = await this.store.findEvents(ids);
-    const first = found.find((e) => e.eventId === ids[0]);
+    const first = await this.#firstRecordedEvent();
     if (!first) return undefined;
+    const count = first.meta.idempotency?.events ?? maxEventsOfEarlierCommands;
+    const ids = Array.from({ length: count }, (_, i) => this.#derived("event", i) as string);
+    const found = count === 1 ? [first] : await this.store.findEvents(ids);
     return resultFromEvents(first.streamId, found);
+  }
+
+  /** The first event a command with this idempotency key wrote, checked to be this command's. */
+  async #firstRecordedEvent(): Promise<StoredEvent | undefined> {
+    if (this.#idempotencyKey === undefined) return undefined;
+    const [first] = await this.store.findEvents([this.#derived("event", 0) as string]);
+    if (!first) return undefined;
+    // Events written before commands carried a fingerprint are taken as this command's.
+    const recorded = first.meta.idempotency?.fingerprint;
+    if (recorded !== undefined && recorded !== this.#fingerprint) {
+      throw new CairnError(
+        "idempotency_conflict",
+        `the idempotency key was already used for another ${this.name} (a different body, or another sender)`,
+        {
+          hint: "a retry must resend exactly the first request; for a new request use a new idempotency key",
+          details: { command: this.name, firstWrittenAt: first.meta.recordedAt, position: first.position },
+        },
+      );
+    }
+    return first;
   }
 
   /** The memory with this id as the caller may see it, or `not_found`. */
@@ -269,12 +304,17 @@ export class CommandContext {
    */
   async commit(appends: PlannedAppend[], reported = appends.length): Promise<WriteResult> {
     const sealed = await sealAppends(this.#deps.seals, this.principal.tenant, appends);
+    const eventCount = sealed.reduce((n, a) => n + a.events.length, 0);
+    const meta: EventMeta =
+      this.#fingerprint === undefined || eventCount === 0
+        ? this.meta
+        : { ...this.meta, idempotency: { fingerprint: this.#fingerprint, events: eventCount } };
     const inputs: AppendInput[] = sealed.map((a) => ({
       streamId: a.streamId,
       streamType: a.streamType,
       expectedVersion: a.expectedVersion,
       events: a.events.map((e) => ({ eventId: this.#eventId(), type: e.type, data: e.data }) as NewEvent),
-      meta: this.meta,
+      meta,
       ...(a.reservations ? { reservations: a.reservations } : {}),
     }));
     let results: AppendResult[];
@@ -284,6 +324,10 @@ export class CommandContext {
       if (isReservationTakenError(error)) throw reservationError(error.key, error.holderStreamId);
       throw error;
     }
+    // The log answers an append whose event ids it holds already with the first one's
+    // results: when a concurrent command with the same key but another body came first,
+    // that is its write, not this one.
+    if (meta.idempotency) await this.#firstRecordedEvent();
     const position = Math.max(0, ...results.flatMap((r) => r.positions));
     const shown = appends.slice(0, reported).map((a, i) => {
       const r = results[i] as AppendResult;

@@ -1,9 +1,10 @@
-import type { CommandName, IngestReply } from "@cairn/contracts";
+import { type CommandName, type IngestReply, isCairnError } from "@cairn/contracts";
+import { isDependencyFailure } from "@cairn/service-runtime";
 import { getTracer, startSpan } from "@cairn/telemetry";
 import { CommandContext, type IngestDeps } from "./command-context.ts";
 import { type IngestHandler, ingestHandlers } from "./ingest-handlers.ts";
 import { type MaintenanceHandlers, maintenanceHandlers } from "./maintenance-commands.ts";
-import { refuseSecrets } from "./refuse-secrets.ts";
+import { loadSecretAllowList, refuseSecrets } from "./refuse-secrets.ts";
 
 const tracer = getTracer("@cairn/ingest");
 
@@ -14,7 +15,7 @@ const handlers = { ...ingestHandlers, ...maintenanceHandlers } as Record<
 
 /**
  * Runs one command (validated against its schema by the bus): secret detection, an idempotent
- * retry's earlier result, then the command's handler.
+ * retry's earlier result (or `idempotency_conflict`), then the command's handler.
  */
 export async function executeCommand(
   deps: IngestDeps,
@@ -22,7 +23,7 @@ export async function executeCommand(
   command: { principal: CommandContext["principal"] } & Record<string, unknown>,
 ): Promise<IngestReply> {
   return startSpan(tracer, `ingest ${name}`, async (span) => {
-    refuseSecrets(command);
+    await refuseSecrets(command, () => loadSecretAllowList(deps.store, command.principal.tenant));
     span.setAttribute("cairn.tenant", command.principal.tenant);
     const ctx = new CommandContext(deps, name, command);
     const isDryRun = command.dryRun === true;
@@ -31,7 +32,17 @@ export async function executeCommand(
       if (previous) return previous;
     }
     const handler = handlers[name] as (ctx: CommandContext, command: unknown) => Promise<IngestReply>;
-    const reply = await handler(ctx, command);
+    let reply: IngestReply;
+    try {
+      reply = await handler(ctx, command);
+    } catch (error) {
+      // A retry that raced the first attempt with its key finds the state that attempt left
+      // (a moved version, a taken slot): it answers the first attempt's result instead.
+      const raced = !isDryRun && isCairnError(error) && !isDependencyFailure(error);
+      const previous = raced ? await ctx.previousResult() : undefined;
+      if (!previous) throw error;
+      reply = previous;
+    }
     if ("position" in reply) span.setAttribute("cairn.position", reply.position);
     return reply;
   });

@@ -9,6 +9,7 @@ import {
   type WriteResult,
 } from "@cairn/contracts";
 import { infraTest } from "@cairn/testing";
+import { analyzeText } from "@cairn/text-analysis";
 import { describe, expect } from "vitest";
 import {
   admin,
@@ -409,14 +410,22 @@ describe("ingest commands: proposals, handoffs, feedback, recalls, keys, setting
     const recall = await ingest.send("recalls.record", {
       principal: bob,
       memoryIds: [m.id, n.id, m.id],
-      query: "linter",
+      query: "Which linters does the team use?",
     });
     expect(recall.version).toBe(1);
     const recalled = await ingest.store.readStream(streamIdFor("activity", recall.id));
+    // The query's topic terms are kept, never its text: the log cannot forget it.
     expect(recalled[0]).toMatchObject({
       type: "memories.recalled",
-      data: { memoryIds: [m.id, n.id], agent: "bob", query: "linter", viaKey: null },
+      data: { memoryIds: [m.id, n.id], agent: "bob", query: null, read: false, viaKey: null },
     });
+    expect(recalled[0]?.data).toMatchObject({
+      terms: [...new Set(analyzeText("Which linters does the team use?"))],
+    });
+    expect(JSON.stringify(recalled[0])).not.toContain("linters");
+    const opened = await ingest.send("recalls.record", { principal: bob, memoryIds: [m.id] });
+    const read = await ingest.store.readStream(streamIdFor("activity", opened.id));
+    expect(read[0]?.data).toMatchObject({ query: null, read: true, terms: [] });
     expect((await documentOf(ingest, m.id)).version).toBe(1);
     const feedback = await ingest.store.readStream(streamIdFor("activity", m.id));
     expect(feedback.map((e) => e.data)).toEqual([
@@ -636,8 +645,9 @@ describe("ingest commands: admission rules", () => {
       ingest.send("memory.create", payload),
       ingest.send("memory.create", payload),
     ]);
-    expect(again).toEqual(first);
-    expect(concurrent).toEqual([first, first]);
+    const replay = { ...first, replayed: true };
+    expect(again).toEqual(replay);
+    expect(concurrent).toEqual([replay, replay]);
     expect(await ingest.store.readAll({ after: 0, limit: 10 })).toHaveLength(1);
     // Another tenant's identical key is another command.
     await ingest.send("memory.create", { ...payload, principal: outsider });

@@ -3,6 +3,7 @@
 // functions and appends in one transaction.
 import {
   CairnError,
+  type EventData,
   type IngestCommand,
   type IngestCommandName,
   type PlanResult,
@@ -11,6 +12,7 @@ import {
 } from "@cairn/contracts";
 import { isVersionConflictError } from "@cairn/event-store";
 import { canSee } from "@cairn/memory-model";
+import { analyzeText } from "@cairn/text-analysis";
 import { decideKey, evolveKey, initialKeyState, type KeyState } from "../domain/key-stream.ts";
 import { bodyWithChanges } from "../domain/memory-body.ts";
 import { decideMemory } from "../domain/memory-stream.ts";
@@ -74,6 +76,22 @@ async function giveFeedback(ctx: CommandContext, command: IngestCommand<"feedbac
   ]);
 }
 
+/**
+ * What a recall records of its query: whether it was a deliberate read (no query: opened; a
+ * key, or the gateway's `key:<label>`) and the query's topic terms for hot topics, never the
+ * text itself, which the log could never erase.
+ */
+function recalledData(
+  memoryIds: string[],
+  agent: string,
+  viaKey: string | null,
+  query: string | null,
+): EventData<"memories.recalled"> {
+  const read = viaKey !== null || query === null || query.startsWith("key:");
+  const terms = query === null ? [] : [...new Set(analyzeText(query))];
+  return { memoryIds, agent, viaKey, query: null, read, terms };
+}
+
 async function recordRecalls(ctx: CommandContext, command: IngestCommand<"recalls.record">) {
   const ids = [...new Set(command.memoryIds)];
   const streams = await ctx.store.readStreams(ids.map((id) => streamIdFor("memory", id)));
@@ -98,7 +116,7 @@ async function recordRecalls(ctx: CommandContext, command: IngestCommand<"recall
       events: [
         {
           type: "memories.recalled",
-          data: { memoryIds: ids, agent: ctx.principal.agent, viaKey: command.viaKey, query: command.query },
+          data: recalledData(ids, ctx.principal.agent, command.viaKey, command.query),
         },
       ],
     },

@@ -225,7 +225,7 @@ describe("ingest: maintenance commands", () => {
       run,
       idempotencyKey: runId,
     });
-    expect(again).toEqual(written);
+    expect(again).toEqual({ ...written, replayed: true });
     const events = await ingest.store.readStream(streamIdFor("maintenance", runId));
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({

@@ -18,5 +18,6 @@ export function resultFromEvents(mainStreamId: string, events: StoredEvent[]): W
     ...main,
     position: Math.max(...events.map((e) => e.position)),
     ...(affected.length > 0 ? { affected } : {}),
+    replayed: true,
   };
 }

@@ -40,7 +40,7 @@ export type SecretScanOptions = {
 
 /** The first secret in `text` (the one that starts earliest), or undefined. */
 export function findSecret(text: string, options: SecretScanOptions = {}): SecretFinding | undefined {
-  return scan(text, tenantAllowList(options.allow));
+  return scan(text, compileTenantAllowList(options.allow));
 }
 
 /** The first secret in any of the named text fields (field names like `memory.content`, `changes.tags[2]`). */
@@ -48,7 +48,7 @@ export function findSecretInFields(
   fields: Iterable<readonly [string, string]>,
   options: SecretScanOptions = {},
 ): (SecretFinding & { field: string }) | undefined {
-  const isTenantAllowed = tenantAllowList(options.allow);
+  const isTenantAllowed = compileTenantAllowList(options.allow);
   for (const [field, value] of fields) {
     const finding = scan(value, isTenantAllowed);
     if (finding) return { ...finding, field };
@@ -112,7 +112,8 @@ function firstMatch(
 // Compiled tenant patterns, kept across calls since the same few lists come with every write.
 const compiledAllowPatterns = new Map<string, RegExp | null>();
 
-function tenantAllowList(entries: readonly string[] | undefined): (value: string) => boolean {
+/** Whether a tenant's allow-list (exact values, or patterns of a whole value) lets `value` through. */
+export function compileTenantAllowList(entries: readonly string[] | undefined): (value: string) => boolean {
   if (!entries || entries.length === 0) return () => false;
   const exact = new Set(entries);
   const patterns = entries.map(compileAllowPattern).filter((p): p is RegExp => p !== null);

@@ -1,5 +1,6 @@
 // Tenant streams (`tenant-<tenant>`): settings, changed in part. Only what differs is recorded.
 import { CairnError, type CairnEvent, type EventData, type StoredEvent } from "@cairn/contracts";
+import { compileTenantAllowList } from "./secrets.ts";
 
 export type TenantSettingsChange = EventData<"tenant.settings_changed">;
 export type TenantState = { settings: TenantSettingsChange };
@@ -11,6 +12,15 @@ export function evolveTenant(state: TenantState, stored: StoredEvent): TenantSta
   return { settings: { ...state.settings, ...(stored.data as TenantSettingsChange) } };
 }
 
+// A value no false positive of one tenant equals: an entry that lets it through (`.*`, `.+`,
+// `\S+`) would switch secret detection off rather than allow a value.
+const arbitrarySecret = "Zq8vK2mN7xR4tL9wB3cH6jF1dS5gP0yE";
+
+function allowsAnyValue(entry: string): boolean {
+  const allowed = compileTenantAllowList([entry]);
+  return allowed("") || allowed(arbitrarySecret);
+}
+
 export function decideTenantSettings(state: TenantState, change: TenantSettingsChange): CairnEvent[] {
   for (const [i, pattern] of (change.skipPatterns ?? []).entries()) {
     try {
@@ -20,6 +30,14 @@ export function decideTenantSettings(state: TenantState, change: TenantSettingsC
         hint: "write skip patterns as JavaScript regular expressions (Unicode mode)",
         details: { field: `settings.skipPatterns[${i}]` },
         cause,
+      });
+    }
+  }
+  for (const [i, entry] of (change.secretAllowList ?? []).entries()) {
+    if (allowsAnyValue(entry)) {
+      throw new CairnError("validation_failed", `secretAllowList entry ${i} would let any value through`, {
+        hint: "list the exact false positive, or a regular expression that matches only it and its kind (for example ^test-fixture-[0-9]+$)",
+        details: { field: `settings.secretAllowList[${i}]` },
       });
     }
   }

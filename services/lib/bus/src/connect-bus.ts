@@ -1,6 +1,8 @@
 import type { Logger } from "@cairn/telemetry";
-import type { NatsConnection } from "@nats-io/nats-core";
+import { errors, type NatsConnection, nkeyAuthenticator } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
+import { type BusCredentials, busCredentialsFromEnv } from "./bus-credentials.ts";
+import { busInboxPrefix } from "./bus-permissions.ts";
 
 export type BusOptions = {
   url: string;
@@ -8,13 +10,23 @@ export type BusOptions = {
   logger?: Logger;
   /** How long to keep trying the first connection before giving up (ms). */
   connectTimeoutMs?: number;
+  /**
+   * Who connects: a service passes what its validated configuration holds, `null` connects
+   * without credentials. Left out, the environment's (`CAIRN_NATS_USER` and its seed) are
+   * used, so the command line's tools connect as the operator they are configured as.
+   */
+  credentials?: BusCredentials | null;
 };
 
 /**
  * Connects to NATS and keeps reconnecting forever: a service outlives a NATS restart.
- * The first connection is retried too, so services can start before NATS is up.
+ * The first connection is retried too, so services can start before NATS is up. With
+ * credentials it authenticates with the identity's nkey and takes its replies on the
+ * identity's own inboxes (the only ones its permissions let it subscribe to).
  */
 export async function connectBus(options: BusOptions): Promise<NatsConnection> {
+  const credentials =
+    options.credentials === undefined ? busCredentialsFromEnv(process.env) : options.credentials;
   const nc = await connect({
     servers: options.url,
     name: options.name,
@@ -24,6 +36,20 @@ export async function connectBus(options: BusOptions): Promise<NatsConnection> {
     waitOnFirstConnect: true,
     timeout: options.connectTimeoutMs ?? 20_000,
     pingInterval: 10_000,
+    ...(credentials
+      ? {
+          authenticator: nkeyAuthenticator(new TextEncoder().encode(credentials.seed)),
+          inboxPrefix: busInboxPrefix(credentials.user),
+        }
+      : {}),
+  }).catch((error: unknown) => {
+    if (!(error instanceof errors.AuthorizationError)) throw error;
+    const who = credentials ? `the bus identity ${credentials.user}` : "a client without credentials";
+    throw new Error(
+      `NATS at ${options.url} refused ${who}: set CAIRN_NATS_USER and CAIRN_NATS_NKEY_SEED ` +
+        "(or CAIRN_NATS_NKEY_SEED_FILE) to an identity it knows (locally, .data/nats-auth/)",
+      { cause: error },
+    );
   });
   const logger = options.logger;
   if (logger) {

@@ -1,3 +1,8 @@
+export { busSeedFile, writeBusAuthFiles } from "./bus-auth-files.ts";
+export type { BusCredentials } from "./bus-credentials.ts";
+export { busCredentialsFromEnv, createBusKey } from "./bus-credentials.ts";
+export type { BusIdentity } from "./bus-permissions.ts";
+export { busInboxPrefix } from "./bus-permissions.ts";
 export type { BusOptions } from "./connect-bus.ts";
 export { connectBus } from "./connect-bus.ts";
 export type { ConsumerLabels } from "./consumer-metrics.ts";
@@ -8,5 +13,7 @@ export {
   eventDuplicateWindowMs,
   eventHeaderNames,
 } from "./ensure-event-stream.ts";
+export type { BusAuth } from "./nats-authorization.ts";
+export { busCredentialsEnv, generateBusAuth } from "./nats-authorization.ts";
 export type { RequestOptions, ServeOptions } from "./rpc.ts";
 export { call, serve } from "./rpc.ts";

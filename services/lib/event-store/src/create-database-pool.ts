@@ -15,7 +15,13 @@ export type DatabasePoolOptions = {
 /** The services' role, created by the event-log migration. */
 export const serviceDatabaseRole = "cairn_app";
 
-/** A pool whose connections run as the service role; connection errors are reported, not thrown. */
+/**
+ * A pool whose connections run as the service role; connection errors are reported, not
+ * thrown. That holds for a connection taken out of the pool too (a lock or LISTEN session, a
+ * transaction): a server that terminates it (`57P01` on shutdown, `ECONNRESET` on a kill)
+ * would otherwise emit an `'error'` nobody listens to, which ends the process. The query
+ * that needed it fails on its own, and the pool connects anew for the next one.
+ */
 export function createDatabasePool(options: DatabasePoolOptions, onError?: (error: Error) => void): pg.Pool {
   const role = options.role;
   // The startup `options` string is not SQL: the name goes in as it is, so only plain names.
@@ -28,5 +34,6 @@ export function createDatabasePool(options: DatabasePoolOptions, onError?: (erro
     ...(role ? { options: `-c role=${role}` } : {}),
   });
   pool.on("error", (error) => onError?.(error));
+  pool.on("connect", (client) => client.on("error", (error) => onError?.(error)));
   return pool;
 }

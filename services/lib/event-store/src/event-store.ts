@@ -12,7 +12,7 @@ import { lastCommittedPosition, lastPosition } from "./last-position.ts";
 import { positionAt } from "./position-at.ts";
 import { readAll } from "./read-all.ts";
 import { readStream, readStreams } from "./read-stream.ts";
-import { readTenantEvents, readTenantMemories } from "./read-tenant-memories.ts";
+import { listMemoryStreams, readTenantEvents, readTenantMemories } from "./read-tenant-memories.ts";
 
 export type AppendToStreamInput = {
   streamId: string;
@@ -47,6 +47,12 @@ export interface EventStore {
   positionAt(time: string): Promise<number>;
   /** Events up to a position of the memory streams a tenant could see (its own and global ones). */
   readTenantMemories(tenant: string, position: number): Promise<StoredEvent[]>;
+  /** A page of a tenant's own memory streams in creation order (after a first-event position). */
+  listMemoryStreams(
+    tenant: string,
+    after: number,
+    limit: number,
+  ): Promise<{ streamId: string; position: number }[]>;
   /** A tenant's own events of these types up to `position`, in log order. */
   readTenantEvents(tenant: string, position: number, types: readonly string[]): Promise<StoredEvent[]>;
 }
@@ -67,5 +73,6 @@ export function createEventStore(pool: pg.Pool): EventStore {
     positionAt: (time) => positionAt(pool, time),
     readTenantMemories: (tenant, position) => readTenantMemories(pool, tenant, position),
     readTenantEvents: (tenant, position, types) => readTenantEvents(pool, tenant, position, types),
+    listMemoryStreams: (tenant, after, limit) => listMemoryStreams(pool, tenant, after, limit),
   };
 }

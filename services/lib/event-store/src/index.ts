@@ -21,7 +21,9 @@ export { migrateToLatest, migrationFolder } from "./migrate-to-latest.ts";
 export { positionAt } from "./position-at.ts";
 export { readAll } from "./read-all.ts";
 export { readStream, readStreams } from "./read-stream.ts";
-export { readTenantEvents, readTenantMemories } from "./read-tenant-memories.ts";
+export { listMemoryStreams, readTenantEvents, readTenantMemories } from "./read-tenant-memories.ts";
+export type { TimelineQuery } from "./read-timeline.ts";
+export { readTimeline } from "./read-timeline.ts";
 
 /** The channel an append notifies on commit (payload empty): LISTEN to wake a reader. */
 export const appendNotificationChannel = "cairn_events";

@@ -42,3 +42,23 @@ export async function readTenantEvents(
   );
   return rows.map(rowToEvent);
 }
+
+/**
+ * A page of a tenant's own memory streams (memories, proposals, handoffs), in the order they
+ * were created: each stream's id and the position of its first event, the cursor of the next
+ * page.
+ */
+export async function listMemoryStreams(
+  db: pg.Pool | pg.ClientBase,
+  tenant: string,
+  after: number,
+  limit: number,
+): Promise<{ streamId: string; position: number }[]> {
+  const { rows } = await db.query<{ stream_id: string; position: string }>(
+    `select stream_id, position from cairn_events
+      where stream_type = 'memory' and version = 1 and meta ->> 'tenant' = $1 and position > $2
+      order by position limit $3`,
+    [tenant, after, limit],
+  );
+  return rows.map((r) => ({ streamId: r.stream_id, position: Number(r.position) }));
+}

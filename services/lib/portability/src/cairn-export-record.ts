@@ -1,15 +1,18 @@
 // Builds an export record from what the log holds: a memory's current document and the events
 // of its stream. The events must be opened first (contracts' `openSealedEvents`); a purged
 // memory's text cannot be opened and is left out everywhere.
-import { CairnError, isSealed, type MemoryDocument, type StoredEvent } from "@cairn/contracts";
-import { z } from "zod";
 import {
+  CairnError,
   type CairnExportRecord,
   CairnExportRecordSchema,
   type CairnExportVersion,
+  isSealed,
+  type MemoryDocument,
   type MemoryStreamEventType,
   memoryStreamEventTypes,
-} from "./cairn-jsonl.ts";
+  type StoredEvent,
+} from "@cairn/contracts";
+import { z } from "zod";
 
 const TextFieldsSchema = z.object({ title: z.string().optional(), content: z.string().optional() });
 
@@ -117,6 +120,7 @@ export function cairnExportRecord(
     promotedTo: doc.promotedTo,
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
+    ...(doc.episode ? { episode: doc.episode } : {}),
     purged,
     versions,
   });

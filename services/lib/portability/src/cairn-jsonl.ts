@@ -3,17 +3,14 @@
 // fields it does not know, so a later optional field does not need a new version.
 import {
   CairnError,
-  IdSchema,
-  KindSchema,
-  memoryErasureEventSchemas,
-  memoryEventSchemas,
-  ScopeSchema,
-  SlotSchema,
-  StatusSchema,
-  TierSchema,
-  TimestampSchema,
+  type CairnExportHeader,
+  CairnExportHeaderSchema,
+  type CairnExportRecord,
+  CairnExportRecordSchema,
+  cairnExportFormat,
+  cairnExportVersion,
 } from "@cairn/contracts";
-import { z } from "zod";
+import type { z } from "zod";
 import {
   type DraftItem,
   holdsSlot,
@@ -22,94 +19,6 @@ import {
   startImport,
 } from "./import-plan.ts";
 import { createSlotClaims, slotDomain } from "./slot-claims.ts";
-
-export const cairnExportFormat = "cairn-export";
-export const cairnExportVersion = 1;
-
-/** The event types of a memory stream: what a version can be. */
-export type MemoryStreamEventType = keyof typeof memoryEventSchemas | keyof typeof memoryErasureEventSchemas;
-export const memoryStreamEventTypes = [
-  ...Object.keys(memoryEventSchemas),
-  ...Object.keys(memoryErasureEventSchemas),
-] as [MemoryStreamEventType, ...MemoryStreamEventType[]];
-
-/** The first line of an export. */
-export const CairnExportHeaderSchema = z.object({
-  format: z.literal(cairnExportFormat),
-  version: z.literal(cairnExportVersion),
-  exportedAt: TimestampSchema,
-  tenant: z.string().min(1),
-  /** The scope the export was limited to; `null` for every scope the exporter could see. */
-  scope: ScopeSchema.nullable(),
-});
-export type CairnExportHeader = z.infer<typeof CairnExportHeaderSchema>;
-
-/** One event of a memory's stream, with the text it set when that text changed. */
-export const CairnExportVersionSchema = z.object({
-  version: z.number().int().positive(),
-  type: z.enum(memoryStreamEventTypes),
-  at: TimestampSchema,
-  /** Who wrote the event (its `meta.actor`). */
-  agent: z.string(),
-  title: z.string().optional(),
-  content: z.string().optional(),
-});
-export type CairnExportVersion = z.infer<typeof CairnExportVersionSchema>;
-
-export const CairnExportRecordSchema = z
-  .object({
-    id: IdSchema,
-    tier: TierSchema,
-    status: StatusSchema,
-    slot: SlotSchema,
-    kind: KindSchema,
-    scope: ScopeSchema,
-    /** The author: the agent that recorded the memory. */
-    agent: z.string(),
-    title: z.string(),
-    /** The current content; empty for a purged memory. */
-    content: z.string(),
-    tags: z.array(z.string()),
-    aliases: z.array(z.string()),
-    /** The memory's concept keys. */
-    keys: z.array(z.string()),
-    /** The slots it links to. */
-    links: z.array(z.string()),
-    project: z.string().nullable(),
-    source: z.string().nullable(),
-    validFrom: TimestampSchema.nullable(),
-    invalidAt: TimestampSchema.nullable(),
-    verifiedAt: TimestampSchema.nullable(),
-    supersedes: IdSchema.nullable(),
-    supersededBy: IdSchema.nullable(),
-    promotedFrom: IdSchema.nullable(),
-    promotedTo: IdSchema.nullable(),
-    createdAt: TimestampSchema,
-    updatedAt: TimestampSchema,
-    /** Erased for good: no title or content anywhere in the record, its versions included. */
-    purged: z.boolean(),
-    versions: z.array(CairnExportVersionSchema),
-  })
-  .superRefine((record, ctx) => {
-    if (record.purged) {
-      const texts = [
-        record.title,
-        record.content,
-        ...record.versions.flatMap((v) => [v.title ?? "", v.content ?? ""]),
-      ];
-      if (texts.some((t) => t.length > 0))
-        ctx.addIssue({
-          code: "custom",
-          path: ["purged"],
-          message: "a purged memory carries no title or content",
-        });
-    }
-    for (let i = 1; i < record.versions.length; i++) {
-      if (record.versions[i]!.version <= record.versions[i - 1]!.version)
-        ctx.addIssue({ code: "custom", path: ["versions", i, "version"], message: "versions must increase" });
-    }
-  });
-export type CairnExportRecord = z.infer<typeof CairnExportRecordSchema>;
 
 export type CairnExportError = { line: number; message: string };
 
@@ -261,17 +170,42 @@ export function importCairnExport(
       : record.promotedFrom
         ? { originalId: record.promotedFrom, via: "promote" as const }
         : undefined;
-    const { kind, content, title, tags, aliases, keys, project, source, validFrom } = record;
+    const { kind, tags, aliases, keys, project, source, validFrom } = record;
+    const episode = record.episode ? { episode: { id: record.episode.id, order: record.episode.order } } : {};
+    // The first version is written, each later change of text a revision: the history comes
+    // along. (A version that only set the title keeps the content it had.)
+    const texts = record.versions.filter((v) => v.title !== undefined || v.content !== undefined);
+    const first = texts[0];
+    const title = first?.title ?? record.title;
+    const content = first?.content ?? record.content;
+    const revisions = texts.slice(1).map((v) => ({
+      ...(v.title !== undefined ? { title: v.title } : {}),
+      ...(v.content !== undefined ? { content: v.content } : {}),
+    }));
     drafts.push({
       sourceRef: where,
       tier: record.tier,
-      memory: { slot, kind, content, title, tags, aliases, keys, scope, project, source, validFrom },
+      memory: {
+        slot,
+        kind,
+        content,
+        title,
+        tags,
+        aliases,
+        keys,
+        scope,
+        project,
+        source,
+        validFrom,
+        ...episode,
+      },
       links: record.links,
       status: record.status,
       invalidAt: record.invalidAt,
       originalId: record.id,
       agent: record.agent,
       ...(successorOf ? { successorOf } : {}),
+      ...(revisions.length > 0 ? { revisions } : {}),
     });
   });
   return run.finish(drafts);

@@ -1,14 +1,9 @@
+import type { CairnExportRecord } from "@cairn/contracts";
 import { isCairnError, MemoryInputSchema, sealText } from "@cairn/contracts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cairnExportRecord } from "./cairn-export-record.ts";
-import {
-  type CairnExportRecord,
-  cairnExportLines,
-  encodeCairnExport,
-  importCairnExport,
-  parseCairnExport,
-} from "./cairn-jsonl.ts";
+import { cairnExportLines, encodeCairnExport, importCairnExport, parseCairnExport } from "./cairn-jsonl.ts";
 import { importSteps } from "./import-plan.ts";
 import {
   sampleDocument,

@@ -47,6 +47,11 @@ export type ImportItem = {
   /** Who wrote it in the source. Ingest records the importing principal; this is for reports. */
   agent?: string;
   successorOf?: Succession;
+  /**
+   * Later versions' text, in order, written as revisions after the item (a Cairn export keeps
+   * every version; `memory` then holds the first).
+   */
+  revisions?: { title?: string; content?: string }[];
 };
 
 export type ImportProblem = { where: string; message: string };
@@ -85,6 +90,7 @@ export type DraftItem = Omit<ImportItem, "memory" | "invalidAt"> & {
     project: string | null;
     source: string | null;
     validFrom: string | null;
+    episode?: { id: string; order: number | null } | undefined;
   };
   invalidAt?: string | null | undefined;
 };
@@ -171,6 +177,7 @@ function cleanDraft(draft: DraftItem, report: Report): ImportItem | undefined {
     project: project || null,
     source: source || null,
     validFrom: d.validFrom,
+    ...(d.episode ? { episode: d.episode } : {}),
   };
   const parsed = MemoryInputSchema.safeParse(candidate);
   if (!parsed.success) {
@@ -198,6 +205,12 @@ function cleanDraft(draft: DraftItem, report: Report): ImportItem | undefined {
   if (draft.originalId !== undefined) item.originalId = draft.originalId;
   if (draft.agent) item.agent = draft.agent;
   if (draft.successorOf !== undefined) item.successorOf = draft.successorOf;
+  if (draft.revisions && draft.revisions.length > 0) {
+    item.revisions = draft.revisions.map((r) => ({
+      ...(r.title !== undefined ? { title: cleanLabel(r.title, limits.titleMaxChars, "title", report) } : {}),
+      ...(r.content !== undefined ? { content: cleanContent(r.content, report) } : {}),
+    }));
+  }
   return item;
 }
 

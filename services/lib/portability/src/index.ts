@@ -1,24 +1,23 @@
-export { cairnExportRecord } from "./cairn-export-record.ts";
+// The format's schemas are contracts' (search answers export pages over the bus).
 export type {
-  CairnExportError,
   CairnExportHeader,
   CairnExportRecord,
   CairnExportVersion,
   MemoryStreamEventType,
-  ParsedCairnExport,
-} from "./cairn-jsonl.ts";
+} from "@cairn/contracts";
 export {
   CairnExportHeaderSchema,
   CairnExportRecordSchema,
   CairnExportVersionSchema,
   cairnExportFormat,
-  cairnExportLines,
   cairnExportVersion,
-  encodeCairnExport,
-  importCairnExport,
   memoryStreamEventTypes,
-  parseCairnExport,
-} from "./cairn-jsonl.ts";
+} from "@cairn/contracts";
+export type { ImportOutcome, SendCommand } from "./apply-import.ts";
+export { applyImport } from "./apply-import.ts";
+export { cairnExportRecord } from "./cairn-export-record.ts";
+export type { CairnExportError, ParsedCairnExport } from "./cairn-jsonl.ts";
+export { cairnExportLines, encodeCairnExport, importCairnExport, parseCairnExport } from "./cairn-jsonl.ts";
 export type {
   ImportItem,
   ImportMemory,

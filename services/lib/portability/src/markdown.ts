@@ -1,5 +1,7 @@
 // A Markdown folder: one file per memory with YAML front matter, readable as an Obsidian vault;
 // and the reverse, a KeepM or Obsidian vault read as memories.
+
+import type { CairnExportRecord } from "@cairn/contracts";
 import {
   type Kind,
   KindSchema,
@@ -10,7 +12,6 @@ import {
   type Tier,
   TierSchema,
 } from "@cairn/contracts";
-import type { CairnExportRecord } from "./cairn-jsonl.ts";
 import { cleanTimestamp, type Report } from "./clean-text.ts";
 import { frontMatterText, splitFrontMatter } from "./front-matter.ts";
 import {

@@ -209,7 +209,13 @@ export async function startProjectionConsumer(
       try {
         await ensureProjectionConsumer(options);
         const consumer = await js.consumers.get(options.stream, options.durable);
+        if (stopping) break;
         messages = await consumer.consume({ max_messages: 8 });
+        // Stopped while the consumer was being set up: close what stop() could not see.
+        if (stopping) {
+          await messages.close().catch(() => undefined);
+          break;
+        }
         for await (const msg of messages) {
           await handle(msg);
           if (stopping) break;

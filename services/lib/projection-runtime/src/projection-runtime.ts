@@ -2,7 +2,7 @@
 // catch-up from the log at start (a read model that lost its data while the service was down is
 // rebuilt in place), and a periodic one (events JetStream never delivered). It answers for the
 // projections on the bus: status, dead letters, and their retry.
-import { countDeadLetter, serve } from "@cairn/bus";
+import { countDeadLetter } from "@cairn/bus";
 import {
   type DeadLettersReply,
   type DeadLettersRequest,
@@ -15,6 +15,7 @@ import {
   type RetryDeadLettersRequest,
   type SealRing,
 } from "@cairn/contracts";
+import { serveReportingOutages } from "@cairn/service-runtime";
 import type { Logger } from "@cairn/telemetry";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection, Subscription } from "@nats-io/nats-core";
@@ -204,6 +205,7 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
         name: name.split(".")[1] ?? name,
         position: () => projector.position(),
         onAdvance: (listener) => projector.onAdvance(() => listener()),
+        logPosition: () => options.log.lastCommittedPosition(),
       };
     },
     waitFor(names, afterPosition, timeoutMs) {
@@ -269,18 +271,30 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
     },
     serveRpcs(queue) {
       const rpcs = projectionRpcs(options.service);
+      const stores = "the projections' checkpoints and dead letters (Postgres, Redis)";
+      const served = { queue, logger };
       return [
-        serve(
+        serveReportingOutages(
           nc,
           rpcs.status,
+          stores,
           async (request) => ({ projections: await runtime.status(request.projections) }),
-          {
-            queue,
-            logger,
-          },
+          served,
         ),
-        serve(nc, rpcs.deadLetters, (request) => runtime.listDeadLetters(request), { queue, logger }),
-        serve(nc, rpcs.retryDeadLetters, (request) => runtime.retryDeadLetters(request), { queue, logger }),
+        serveReportingOutages(
+          nc,
+          rpcs.deadLetters,
+          stores,
+          (request) => runtime.listDeadLetters(request),
+          served,
+        ),
+        serveReportingOutages(
+          nc,
+          rpcs.retryDeadLetters,
+          stores,
+          (request) => runtime.retryDeadLetters(request),
+          served,
+        ),
       ];
     },
     async stop() {

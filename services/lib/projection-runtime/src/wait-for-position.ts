@@ -1,7 +1,9 @@
 // Read-your-writes: a read that carries `afterPosition` waits until the projections it needs
 // have applied that log position, up to a bounded time, then fails with `timeout`. It wakes
 // as soon as a projection of this process moves, and looks again every `pollMs` for progress
-// made by other copies of the service.
+// made by other copies of the service. A position the log has not reached was never answered
+// to a write (a write answers once it committed), so waiting for it is refused at once
+// (`validation_failed`, naming the log's end) instead of running into the timeout.
 import { CairnError } from "@cairn/contracts";
 
 export type PositionSource = {
@@ -9,7 +11,28 @@ export type PositionSource = {
   position(): Promise<number>;
   /** Calls `listener` when this process moved the projection (optional). */
   onAdvance?: (listener: () => void) => () => void;
+  /** The log's last committed position (optional): a position past it is refused at once. */
+  logPosition?: () => Promise<number>;
 };
+
+/**
+ * Refuses a position past the log's end. The log that cannot be reached right now refuses
+ * nothing: the wait goes on and ends as it would have.
+ */
+async function refuseBeyondLog(sources: readonly PositionSource[], afterPosition: number): Promise<void> {
+  const logPosition = sources.find((s) => s.logPosition)?.logPosition;
+  if (!logPosition) return;
+  const end = await logPosition().catch(() => Number.POSITIVE_INFINITY);
+  if (afterPosition <= end) return;
+  throw new CairnError(
+    "validation_failed",
+    `afterPosition ${afterPosition} is beyond the end of the log (position ${end}): no write answered it`,
+    {
+      hint: `pass the position a write answered (the log ends at ${end}), or leave afterPosition out`,
+      details: { afterPosition, logPosition: end },
+    },
+  );
+}
 
 export async function waitForPosition(
   sources: readonly PositionSource[],
@@ -24,11 +47,12 @@ export async function waitForPosition(
       ? []
       : sources.flatMap((s) => (s.onAdvance ? [s.onAdvance(() => wake?.())] : []));
   try {
-    for (;;) {
+    for (let looked = 0; ; looked += 1) {
       const positions = await Promise.all(sources.map(async (s) => [s.name, await s.position()] as const));
       const reached: Record<string, number> = Object.fromEntries(positions);
       const behind = positions.filter(([, p]) => afterPosition !== undefined && p < afterPosition);
       if (behind.length === 0) return reached;
+      if (looked === 0 && afterPosition !== undefined) await refuseBeyondLog(sources, afterPosition);
       if (Date.now() >= deadline) {
         throw new CairnError(
           "timeout",

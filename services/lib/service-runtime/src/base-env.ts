@@ -3,6 +3,10 @@ import { z } from "zod";
 /** Settings every service reads; defaults match `infra/local/infra.sh`. */
 export const baseEnvSchema = z.object({
   CAIRN_NATS_URL: z.string().default("nats://127.0.0.1:54222"),
+  /** The service's bus identity and its nkey seed (or a file holding it); unset: no credentials. */
+  CAIRN_NATS_USER: z.string().optional(),
+  CAIRN_NATS_NKEY_SEED: z.string().optional(),
+  CAIRN_NATS_NKEY_SEED_FILE: z.string().optional(),
   CAIRN_DATABASE_URL: z.string().default("postgres://postgres@127.0.0.1:55432/cairn"),
   CAIRN_REDIS_URL: z.string().default("redis://127.0.0.1:56379"),
   CAIRN_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),

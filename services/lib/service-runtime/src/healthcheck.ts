@@ -1,6 +1,6 @@
 // Container health check: exits 0 when the named service answers its NATS health request
 // with every dependency up. Usage: node healthcheck.ts <service>
-import { call, connectBus } from "@cairn/bus";
+import { busCredentialsFromEnv, call, connectBus } from "@cairn/bus";
 import { healthRpc, serviceNames } from "@cairn/contracts";
 import { baseEnvSchema, parseEnv } from "./base-env.ts";
 
@@ -16,6 +16,7 @@ try {
     url: env.CAIRN_NATS_URL,
     name: `healthcheck-${name}`,
     connectTimeoutMs: 3000,
+    credentials: busCredentialsFromEnv(env),
   });
   const reply = await call(nc, healthRpc(name), {}, { timeoutMs: 3000 });
   await nc.close();

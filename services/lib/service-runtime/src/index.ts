@@ -9,3 +9,4 @@ export type {
   StartedService,
 } from "./run-service.ts";
 export { runService, startService } from "./run-service.ts";
+export { serveReportingOutages } from "./serve-reporting-outages.ts";

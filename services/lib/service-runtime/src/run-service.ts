@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { connectBus, serve } from "@cairn/bus";
+import { busCredentialsFromEnv, connectBus, serve } from "@cairn/bus";
 import {
   type DependencyState,
   type HealthReply,
@@ -87,10 +87,14 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
     logger.info({ port }, "metrics served at /metrics");
   }
   const startedAt = Date.now();
-  const nc = await connectBus({ url: config.CAIRN_NATS_URL, name: instance, logger });
+  const credentials = busCredentialsFromEnv(config);
+  const nc = await connectBus({ url: config.CAIRN_NATS_URL, name: instance, logger, credentials });
+  if (credentials) logger.info({ identity: credentials.user }, "connected to nats with bus credentials");
   let started: StartedService;
   try {
     started = await definition.start({ name: definition.name, instance, env: config, logger, nc, metrics });
+    // Started means answering: the subscriptions the service made have reached the server.
+    await nc.flush();
   } catch (error) {
     await nc.close();
     throw error;
@@ -176,4 +180,12 @@ export async function runService<S extends z.ZodType<BaseEnv>>(
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
+  // The connection reconnects forever through outages; it closes for good only when the
+  // server keeps refusing the credentials. Exit then, so the supervisor (compose,
+  // ./scripts/start) starts the service again, with backoff, until they are accepted.
+  void handle.nc.closed().then((error) => {
+    if (signalled) return;
+    fallback.fatal({ err: error }, "the NATS connection closed for good");
+    process.exit(1);
+  });
 }

@@ -1,6 +1,7 @@
 // A throwaway nats-server with JetStream, on 127.0.0.1 at a free port, its store in a temp dir,
 // fsyncing every write as the deployments do. restart() reuses port and store, so streams,
-// consumers and messages survive kill(); stop() is a clean shutdown (SIGTERM).
+// consumers and messages survive kill(); stop() is a clean shutdown (SIGTERM). By default it
+// has no authorization (any client connects); `authorization` turns it on for a test.
 import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { writeFile } from "node:fs/promises";
@@ -28,6 +29,11 @@ export interface StartNatsOptions {
   /** Extra command-line arguments for nats-server. */
   extraArgs?: readonly string[];
   startTimeoutMs?: number;
+  /**
+   * An `authorization { … }` block for the config (`generateBusAuth().config` from
+   * `@cairn/bus`): clients must then authenticate, with the permissions it gives them.
+   */
+  authorization?: string;
 }
 
 export interface NatsHandle extends ManagedServer {
@@ -82,13 +88,14 @@ function assertNatsServerVersion(path: string): void {
 }
 
 /** JetStream as in infra/compose/nats/nats.conf: the store on disk, fsynced before every ack. */
-function natsConfig(storeDir: string): string {
+function natsConfig(storeDir: string, authorization: string | undefined): string {
   return [
     "# Written by the test fixture (services/lib/testing/src/nats.ts).",
     "jetstream {",
     `  store_dir: ${JSON.stringify(storeDir)}`,
     "  sync_interval: always",
     "}",
+    ...(authorization === undefined ? [] : [authorization]),
     "",
   ].join("\n");
 }
@@ -102,7 +109,7 @@ export async function startNats(options: StartNatsOptions = {}): Promise<NatsHan
   const storeDir = join(temp.path, "store");
   const configFile = join(temp.path, "nats.conf");
   const logFile = join(temp.path, "nats.log");
-  await writeFile(configFile, natsConfig(storeDir));
+  await writeFile(configFile, natsConfig(storeDir, options.authorization));
 
   const launch = (port: number): RunningServer =>
     launchServer({

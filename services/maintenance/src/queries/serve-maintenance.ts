@@ -1,6 +1,5 @@
 // The maintenance service's requests: run a job now (admins of the tenant), the doctor's
 // report, and the scheduler's status. Every copy answers, in the maintenance queue group.
-import { serve } from "@cairn/bus";
 import {
   CairnError,
   type MaintenanceStatusReply,
@@ -8,6 +7,7 @@ import {
   maintenanceRpcs,
   queueGroup,
 } from "@cairn/contracts";
+import { serveReportingOutages } from "@cairn/service-runtime";
 import type { Subscription } from "@nats-io/nats-core";
 import { buildDoctorReport, type DoctorDeps } from "../doctor/build-doctor-report.ts";
 import { type RunnerDeps, runJob, runningNow } from "../runner/run-job.ts";
@@ -23,10 +23,12 @@ export type ServeDeps = RunnerDeps & {
 export function serveMaintenance(deps: ServeDeps): Subscription[] {
   const { nc, logger } = deps;
   const served = { queue: queueGroup("maintenance"), logger };
+  const stores = "the log (Postgres) or a service maintenance asks";
   return [
-    serve(
+    serveReportingOutages(
       nc,
       maintenanceRpcs.run,
+      stores,
       async (request) => {
         if (request.principal.role !== "admin") {
           throw new CairnError("forbidden", "running maintenance needs an admin of the tenant", {
@@ -53,10 +55,17 @@ export function serveMaintenance(deps: ServeDeps): Subscription[] {
       },
       served,
     ),
-    serve(nc, maintenanceRpcs.doctor, (request) => buildDoctorReport(deps.doctor, request), served),
-    serve(
+    serveReportingOutages(
+      nc,
+      maintenanceRpcs.doctor,
+      stores,
+      (request) => buildDoctorReport(deps.doctor, request),
+      served,
+    ),
+    serveReportingOutages(
       nc,
       maintenanceRpcs.status,
+      stores,
       async (request): Promise<MaintenanceStatusReply> => {
         await deps.view.catchUp();
         const tenants = request.tenant === undefined ? await deps.view.tenants() : [request.tenant];

@@ -55,9 +55,20 @@ export function hubCount(ctx: RankingContext, liveMemories: number): number {
   );
 }
 
-/** A query's context: the service's, with the serving generations it reads. */
-export type RequestContext = RankingContext & { layout: ReadLayout };
+/**
+ * A query's context: the service's, with the position its read models have reached and the
+ * serving generations it reads.
+ */
+export type RequestContext = RankingContext & { layout: ReadLayout; position: number };
 
-export async function withLayout(ctx: RankingContext): Promise<RequestContext> {
-  return { ...ctx, layout: await readLayout(ctx) };
+/**
+ * Waits for `afterPosition` first, then reads which generations serve: a read model rebuilt or
+ * created while the query waited is the one it reads.
+ */
+export async function withLayout(
+  ctx: RankingContext,
+  request: { afterPosition?: number | undefined },
+): Promise<RequestContext> {
+  const position = await waitForPosition(ctx, request.afterPosition);
+  return { ...ctx, position, layout: await readLayout(ctx) };
 }

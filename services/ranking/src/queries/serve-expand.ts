@@ -8,7 +8,7 @@ import {
 } from "../expansion/expand-query.ts";
 import { skipReason } from "../expansion/skip-rules.ts";
 import { readTenantSettings } from "../projections/signals/signals-projection.ts";
-import { hubCount, type RequestContext, waitForPosition } from "./ranking-context.ts";
+import { hubCount, type RequestContext } from "./ranking-context.ts";
 
 export function cooccurrenceLookups(ctx: RequestContext, tenant: string): CooccurrenceLookups {
   const paths = ctx.layout.signals(tenant);
@@ -40,7 +40,7 @@ export async function handleExpand(
   ctx: RequestContext,
   request: z.infer<typeof ExpandRequestSchema>,
 ): Promise<ExpandReply> {
-  const position = await waitForPosition(ctx, request.afterPosition);
+  const { position } = ctx;
   const tenant = request.principal.tenant;
   const paths = ctx.layout.signals(tenant);
   const settings = await readTenantSettings(ctx.redis, paths.settings);

@@ -16,7 +16,7 @@ import { type KeyRecord, keyForms, resolveKey } from "../projections/keys/keys-p
 import { isLive, isVisibleTo, type MemoryCard, readCard } from "../projections/memory-card/memory-card.ts";
 import { labelGrams, labelSimilarity, similarityForms, trigrams, words } from "../text/analyze-text.ts";
 import { describeKey, keyedMemories, liveMemoryCount, visibleLinks } from "./key-listing.ts";
-import { type RequestContext, waitForPosition } from "./ranking-context.ts";
+import type { RequestContext } from "./ranking-context.ts";
 
 /** Concept keys whose label is at least this similar (trigrams) to a query phrase match it. */
 export const conceptMatchThreshold = 0.5;
@@ -62,7 +62,7 @@ export async function handleKeysRecall(
   ctx: RequestContext,
   request: z.infer<typeof KeysRecallRequestSchema>,
 ): Promise<KeysRecallReply> {
-  const position = await waitForPosition(ctx, request.afterPosition);
+  const { position } = ctx;
   const { principal } = request;
   const paths = ctx.layout.keys(principal.tenant);
   const matches = await matchingKeys(ctx, principal.tenant, request.query);
@@ -91,7 +91,7 @@ export async function handleKeysRead(
   ctx: RequestContext,
   request: z.infer<typeof KeysReadRequestSchema>,
 ): Promise<KeysReadReply> {
-  const position = await waitForPosition(ctx, request.afterPosition);
+  const { position } = ctx;
   const { principal } = request;
   const record = await keyOrNotFound(ctx, principal.tenant, request.keyId);
   const { links, total } = await visibleLinks(ctx, principal, record.keyId);
@@ -110,7 +110,7 @@ export async function handleKeysRelated(
   ctx: RequestContext,
   request: z.infer<typeof KeysRelatedRequestSchema>,
 ): Promise<KeysRelatedReply> {
-  const position = await waitForPosition(ctx, request.afterPosition);
+  const { position } = ctx;
   const { principal } = request;
   const paths = ctx.layout.keys(principal.tenant);
   const card: MemoryCard | undefined = await readCard(ctx.redis, paths.card(request.memoryId));

@@ -2,12 +2,11 @@ import { defaultRankingWeights, type RerankReply, type RerankRequestSchema } fro
 import { getTracer, recallStageHistogram, startSpan } from "@cairn/telemetry";
 import type { z } from "zod";
 import { skipReason } from "../expansion/skip-rules.ts";
-import { distinctTerms } from "../projections/memory-card/memory-card.ts";
+import { readCards } from "../projections/memory-card/memory-card.ts";
 import { readTenantSettings } from "../projections/signals/signals-projection.ts";
 import { rerankCandidates } from "../rerank/rerank-candidates.ts";
-import { scoringTerms } from "../text/analyze-text.ts";
 import { loadSignals } from "./load-signals.ts";
-import { type RequestContext, waitForPosition } from "./ranking-context.ts";
+import type { RequestContext } from "./ranking-context.ts";
 
 const tracer = getTracer("@cairn/ranking");
 // The recall stages share one histogram: search records lexical, vector and fusion, ranking
@@ -42,21 +41,30 @@ async function rerank(
   ctx: RequestContext,
   request: z.infer<typeof RerankRequestSchema>,
 ): Promise<RerankReply> {
-  const position = await waitForPosition(ctx, request.afterPosition);
+  const { position } = ctx;
   const tenant = request.principal.tenant;
   const settings = await readTenantSettings(ctx.redis, ctx.layout.signals(tenant).settings);
   const now = ctx.clock();
   // The same rule as `expand`, so a caller that skipped the expansion still gets nothing.
   const skip = skipReason(request.query, settings, now);
   if (skip) return { results: [], skip, position };
+  // The memories' terms come from ranking's own cards: nothing is analysed per query.
+  const paths = ctx.layout.signals(tenant);
+  const cards = await readCards(
+    ctx.redis,
+    paths.card,
+    request.candidates.map((c) => c.id),
+  );
+  const termsOf = (id: string) => cards.get(id)?.terms ?? [];
   const memories = request.candidates.map((c) => ({
     id: c.id,
     // Heat needs only the leading terms; this keeps one request small for 200 long candidates.
-    terms: distinctTerms(scoringTerms(c.document.title, c.document.content), 64),
+    terms: termsOf(c.id).slice(0, 64),
   }));
   const signals = await loadSignals(ctx, tenant, memories);
   const results = rerankCandidates({
     candidates: request.candidates,
+    termsOf,
     signals,
     weights: { ...defaultRankingWeights, ...settings.rankingWeights },
     now,

@@ -3,12 +3,12 @@
 // embedder's weight, plus what episode neighbours passed on), relative to the best candidate's
 // so the best match starts at 1 and the factors decide among the good ones. The parts each
 // retriever contributed are given for explanations, each relative to its best candidate's.
-import type { Candidate } from "@cairn/contracts";
+import type { RerankCandidate } from "@cairn/contracts";
 
 export type RelevanceParts = { relevance: number; lexical: number; vector: number };
 
-export function relevanceOf(candidates: readonly Candidate[]): RelevanceParts[] {
-  const best = (score: (c: Candidate) => number) => Math.max(0, ...candidates.map(score));
+export function relevanceOf(candidates: readonly RerankCandidate[]): RelevanceParts[] {
+  const best = (score: (c: RerankCandidate) => number) => Math.max(0, ...candidates.map(score));
   const maxFused = best((c) => c.fused);
   const maxLexical = best((c) => c.lexical?.score ?? 0);
   const maxVector = best((c) => c.vector?.score ?? 0);

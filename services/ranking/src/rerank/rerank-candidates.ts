@@ -1,14 +1,13 @@
 // Re-ranking, pure: candidates and their signals in, the top k with a score that is the
 // product of named factors out.
 import {
-  type Candidate,
   type MemorySignals,
   noMemorySignals,
   type RankedResult,
   type RankingFactors,
   type RankingWeights,
+  type RerankCandidate,
 } from "@cairn/contracts";
-import { scoringTerms } from "../text/analyze-text.ts";
 import { diversify } from "./diversify.ts";
 import {
   ageInDays,
@@ -23,7 +22,9 @@ import { relevanceOf } from "./relevance.ts";
 export type CandidateSignals = Omit<MemorySignals, "id">;
 
 export type RerankInput = {
-  candidates: Candidate[];
+  candidates: RerankCandidate[];
+  /** Each memory's terms, from ranking's read model (for heat and diversity). */
+  termsOf: (id: string) => readonly string[];
   signals: Map<string, CandidateSignals>;
   weights: RankingWeights & { decay?: number | undefined };
   now: Date;
@@ -35,14 +36,14 @@ export type RerankInput = {
  * Age counts from the memory's last change or its last deliberate read, whichever is later:
  * a memory that is used does not fade (being listed by a search does not count).
  */
-export function freshnessReference(candidate: Candidate, signals: CandidateSignals): string {
-  const updated = candidate.document.updatedAt;
+export function freshnessReference(candidate: RerankCandidate, signals: CandidateSignals): string {
+  const updated = candidate.updatedAt;
   const recalled = signals.lastReadAt;
   return recalled && Date.parse(recalled) > Date.parse(updated) ? recalled : updated;
 }
 
 export function factorsOf(
-  candidate: Candidate,
+  candidate: RerankCandidate,
   relevance: number,
   signals: CandidateSignals,
   weights: RerankInput["weights"],
@@ -56,7 +57,7 @@ export function factorsOf(
       signals.depth,
       decayWeightOf(weights),
     ),
-    sentiment: sentimentFactor(candidate.document.sentiment, weights.sentiment),
+    sentiment: sentimentFactor(candidate.sentiment, weights.sentiment),
     feedback: feedbackFactor(signals.useful, signals.notUseful, weights.feedback),
     hotTopic: boostFactor(signals.hotTopic, weights.hotTopic),
     attention: boostFactor(signals.attention, weights.attention),
@@ -77,7 +78,7 @@ export function product(factors: Omit<RankingFactors, "diversity">): number {
 }
 
 export function rerankCandidates(input: RerankInput): RankedResult[] {
-  const documentTerms = input.candidates.map((c) => scoringTerms(c.document.title, c.document.content));
+  const documentTerms = input.candidates.map((c) => input.termsOf(c.id));
   const parts = relevanceOf(input.candidates);
   const scored = input.candidates.map((candidate, i) => {
     const signals = input.signals.get(candidate.id) ?? noMemorySignals;

@@ -1,7 +1,8 @@
 import type { Candidate, MemoryDocument } from "@cairn/contracts";
-import { defaultRankingWeights, noMemorySignals } from "@cairn/contracts";
+import { defaultRankingWeights, noMemorySignals, toRerankCandidate } from "@cairn/contracts";
 import { memoryDocument } from "@cairn/memory-model/testing";
 import { describe, expect, it } from "vitest";
+import { scoringTerms } from "../text/analyze-text.ts";
 import { diversify, diversityFactor } from "./diversify.ts";
 import { relevanceOf } from "./relevance.ts";
 import { type RerankInput, rerankCandidates } from "./rerank-candidates.ts";
@@ -26,10 +27,15 @@ function candidate(
   return { id, document, lexical: { rank: 1, score: fused }, vector: null, fused };
 }
 
-/** Re-ranks without a query or signals, with the default weights, unless `input` gives them. */
+/**
+ * Re-ranks without signals, with the default weights, unless `input` gives them; each memory's
+ * terms are its content's (as ranking's cards hold them).
+ */
 function rerank(candidates: Candidate[], input: Partial<RerankInput> & Pick<RerankInput, "k" | "explain">) {
+  const terms = new Map(candidates.map((c) => [c.id, scoringTerms(c.document.title, c.document.content)]));
   return rerankCandidates({
-    candidates,
+    candidates: candidates.map(toRerankCandidate),
+    termsOf: (id) => terms.get(id) ?? [],
     signals: new Map(),
     weights: defaultRankingWeights,
     now,
@@ -126,7 +132,9 @@ describe("relevance", () => {
   });
 
   it("takes every candidate as relevant when nothing was scored (a listing)", () => {
-    const parts = relevanceOf([candidate(uuid(1), "a", 0), candidate(uuid(2), "b", 0)]);
+    const parts = relevanceOf(
+      [candidate(uuid(1), "a", 0), candidate(uuid(2), "b", 0)].map(toRerankCandidate),
+    );
     expect(parts.map((p) => p.relevance)).toEqual([1, 1]);
   });
 });

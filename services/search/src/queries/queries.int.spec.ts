@@ -263,16 +263,19 @@ describe("search.candidates", () => {
     expect(reply.candidates.map((c) => c.document.content)).toEqual(["Written just now, delivered late."]);
     expect(reply.position).toBeGreaterThanOrEqual(event.position);
 
-    const ahead = event.position + 1000;
-    await expect(
-      search.candidates({ principal: alice, query: "anything", afterPosition: ahead, waitTimeoutMs: 200 }),
-    ).rejects.toMatchObject({ code: "timeout" });
-    await expect(
-      search.get({ principal: alice, slot: "nothing", afterPosition: ahead, waitTimeoutMs: 200 }),
-    ).rejects.toMatchObject({ code: "timeout" });
-    await expect(search.status({ afterPosition: ahead, waitTimeoutMs: 200 })).rejects.toMatchObject({
+    // A committed write the read models have not applied yet: the wait runs out clearly.
+    const { event: late } = await search.log.record({ content: "Not delivered yet.", publish: false });
+    const behind = { afterPosition: late.position, waitTimeoutMs: 100 };
+    await expect(search.candidates({ principal: alice, query: "anything", ...behind })).rejects.toMatchObject(
+      {
+        code: "timeout",
+      },
+    );
+    await expect(search.get({ principal: alice, slot: "nothing", ...behind })).rejects.toMatchObject({
       code: "timeout",
     });
+    await expect(search.status(behind)).rejects.toMatchObject({ code: "timeout" });
+    await search.log.publish([late]);
   });
 
   test("hostile query text neither fails nor widens what a principal sees", async ({ search }) => {
@@ -298,7 +301,7 @@ describe("search.candidates", () => {
       "'); drop table cairn_events; --",
       "orchid | *",
       "🌸 orchid 🌸",
-      "orchid\u0000\u0007\u001b",
+      "orchid\u0007\u001b\u0008",
       "orchid ".repeat(600),
       "ORCHID",
       "orchid\\|@tenant:{676c6f626578}",
@@ -327,7 +330,11 @@ describe("search.candidates", () => {
     for (const query of hostile) await check(query);
     await fc.assert(
       fc.asyncProperty(
-        fc.string({ minLength: 1, maxLength: 80, unit: "binary" }).filter((s) => s.length > 0),
+        // NUL is refused by name (search-filters.int.spec.ts); every other character is text.
+        fc
+          .string({ minLength: 1, maxLength: 80, unit: "binary" })
+          .map((s) => s.replaceAll("\u0000", ""))
+          .filter((s) => s.length > 0),
         async (query) => check(query),
       ),
       { numRuns: 60 },

@@ -21,7 +21,7 @@ import {
 } from "@cairn/contracts";
 import { waitForPosition } from "@cairn/projection-runtime";
 import { type Attributes, getTracer, recallStageHistogram, type Span, startSpan } from "@cairn/telemetry";
-import { bm25Score, memoryTerms, queryCoverage } from "@cairn/text-analysis";
+import { bm25Score, queryCoverage } from "@cairn/text-analysis";
 import { fuseRelevance, type RankedHit } from "./fuse-relevance.ts";
 import { lexicalText } from "./lexical-query.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
@@ -140,11 +140,17 @@ async function lexicalOnce(
       text.weighted.map((w) => w.term),
     ),
   ]);
+  // A document outside the pool holds none of the query's terms, or too little to be among
+  // the pool's matches: its lexical score and coverage count as none (no analysis per query).
   const pooled = new Map(pool.map((hit) => [hit.id, hit.terms]));
-  const termsOf = (document: MemoryDocument) => pooled.get(document.id) ?? memoryTerms(document);
-  const scoreOf = (document: MemoryDocument) => bm25Score(text.weighted, termsOf(document), stats);
-  const coverageOf = (document: MemoryDocument) =>
-    queryCoverage(text.weighted, new Set(termsOf(document)), stats);
+  const scoreOf = (document: MemoryDocument) => {
+    const terms = pooled.get(document.id);
+    return terms ? bm25Score(text.weighted, terms, stats) : 0;
+  };
+  const coverageOf = (document: MemoryDocument) => {
+    const terms = pooled.get(document.id);
+    return terms ? queryCoverage(text.weighted, new Set(terms), stats) : 0;
+  };
   const best = pool
     .map((hit, order) => ({ id: hit.id, score: bm25Score(text.weighted, hit.terms, stats), order }))
     .filter((hit) => hit.score > 0)
@@ -263,7 +269,7 @@ export async function searchCandidates(
     const source = positionSource(models, name);
     if (request.mode !== "hybrid") return source;
     return {
-      name,
+      ...source,
       async position() {
         try {
           return await source.position();

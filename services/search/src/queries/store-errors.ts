@@ -1,6 +1,7 @@
 // Failures of a read model during a query, as the errors a caller can act on: the store did
 // not answer (`unavailable`: retry shortly) or answered with an error (`internal`: a bug).
 import { CairnError, isCairnError, type RetrieverName } from "@cairn/contracts";
+import { isDependencyFailure } from "@cairn/service-runtime";
 
 /** Errors the server itself replied with (Redis `-ERR …`, a Postgres error with a SQLSTATE). */
 function isServerReply(error: unknown): boolean {
@@ -13,7 +14,8 @@ function isServerReply(error: unknown): boolean {
 
 export function readModelError(projection: RetrieverName, error: unknown): CairnError {
   if (isCairnError(error)) return error;
-  if (isServerReply(error)) {
+  // A server that answers that it cannot serve now (Redis LOADING, MASTERDOWN) is away, not refusing.
+  if (isServerReply(error) && !isDependencyFailure(error)) {
     return new CairnError("internal", `the ${projection} read model refused the query`, { cause: error });
   }
   return new CairnError("unavailable", `the ${projection} read model is unreachable`, {

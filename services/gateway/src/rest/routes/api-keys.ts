@@ -19,11 +19,16 @@ export function apiKeyRoutes(pool: pg.Pool, authenticator: Authenticator): Route
       summary: "Admins: create an API key in their tenant (the key is shown once)",
       tag: "api-keys",
       body: CreateApiKeyRequestSchema.omit({ tenant: true }).strict(),
+      description:
+        "With an `Idempotency-Key`, a retry creates no second key; as the key is shown only once, the " +
+        "retry answers 409 `idempotency_conflict` with the id of the key the first request created.",
       success: { status: 201, description: "The key, shown once", schema: CreatedApiKeySchema },
-      errors: [403],
-      handler: async ({ caller, body }) => {
+      errors: [403, 409],
+      handler: async ({ caller, body, idempotencyKey }) => {
         requireAdmin(caller.principal, "create API keys");
-        return createApiKey(pool, { ...body, tenant: caller.principal.tenant });
+        return createApiKey(pool, { ...body, tenant: caller.principal.tenant }, undefined, {
+          idempotencyKey,
+        });
       },
     }),
     defineRoute({

@@ -1,10 +1,9 @@
 import { IdSchema, limits, WriteResultSchema } from "@cairn/contracts";
 import { z } from "zod";
-import type { Operations } from "../../operations/create-operations.ts";
 import { defineRoute, type RouteSpec } from "../route-spec.ts";
 import { sendWrite, writeHeaders } from "../schemas.ts";
 
-export function feedbackRoutes(ops: Operations): RouteSpec[] {
+export function feedbackRoutes(): RouteSpec[] {
   return [
     defineRoute({
       method: "POST",
@@ -21,10 +20,10 @@ export function feedbackRoutes(ops: Operations): RouteSpec[] {
         .strict(),
       success: { status: 201, description: "Recorded", schema: WriteResultSchema, headers: writeHeaders },
       errors: [404],
-      handler: async ({ caller, body, reply }) =>
+      handler: async ({ write, body, reply }) =>
         sendWrite(
           reply,
-          await ops.write(caller, "feedback.give", {
+          await write("feedback.give", {
             memoryId: body.memoryId,
             useful: body.useful,
             note: body.note ?? null,

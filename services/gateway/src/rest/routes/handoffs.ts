@@ -13,7 +13,7 @@ const handoffs = { tier: "handoff", tag: "handoffs" } as const;
 
 export function handoffRoutes(ops: Operations): RouteSpec[] {
   return [
-    createRecordRoute(ops, handoffs, {
+    createRecordRoute(handoffs, {
       operationId: "openHandoff",
       summary: "Open a handoff: work in progress for whoever comes next",
       outcome: "Opened",
@@ -30,7 +30,7 @@ export function handoffRoutes(ops: Operations): RouteSpec[] {
       summary: "Read a handoff; ETag is its version",
       outcome: "The handoff",
     }),
-    versionedWriteRoute(ops, handoffs, {
+    versionedWriteRoute(handoffs, {
       operationId: "updateHandoff",
       summary: "Record progress on a handoff (If-Match)",
       outcome: "Updated",
@@ -38,7 +38,7 @@ export function handoffRoutes(ops: Operations): RouteSpec[] {
       command: "handoff.update",
       toCommand: (changes) => ({ changes }),
     }),
-    versionedWriteRoute(ops, handoffs, {
+    versionedWriteRoute(handoffs, {
       action: "complete",
       operationId: "completeHandoff",
       summary: "Close a handoff whose work is done (If-Match)",

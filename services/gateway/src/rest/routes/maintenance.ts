@@ -29,8 +29,10 @@ export function maintenanceRoutes(nc: NatsConnection): RouteSpec[] {
         "Without `apply` nothing changes and the answer says what would. A GC dry run answers a " +
         "`token` bound to the exact set it would purge; `apply` with that token purges that set or, " +
         "if the set changed, nothing (`token_invalid` in `error`). Answers 503 while another run of " +
-        "the tenant holds the runner lock.",
+        "the tenant holds the runner lock. Takes no `Idempotency-Key`: each change a run applies is keyed " +
+        "by the run, and a run repeated after a lost answer finds only what the first left undone.",
       tag: "maintenance",
+      idempotent: false,
       body: z
         .object({
           job: MaintenanceJobSchema,

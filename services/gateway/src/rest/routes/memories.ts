@@ -38,7 +38,7 @@ const memories = { tier: "memory", tag: "memories" } as const;
 
 export function memoryRoutes(ops: Operations): RouteSpec[] {
   return [
-    createRecordRoute(ops, memories, {
+    createRecordRoute(memories, {
       operationId: "createMemory",
       summary: "Create a confirmed memory",
       outcome: "Created",
@@ -112,8 +112,8 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
         .strict(),
       success: { status: 200, description: "The plan (dry run) or the result", schema: WriteOrPlanSchema },
       errors: [403, 404, 409, 412],
-      handler: async ({ caller, body, reply }) => {
-        const outcome = await ops.write(caller, "memory.resolve_conflict", {
+      handler: async ({ write, body, reply }) => {
+        const outcome = await write("memory.resolve_conflict", {
           keepId: body.keepId,
           otherId: body.otherId,
           action: body.action,
@@ -193,7 +193,7 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
         return { links, backlinks };
       },
     }),
-    versionedWriteRoute(ops, memories, {
+    versionedWriteRoute(memories, {
       operationId: "updateMemory",
       summary: "Change a memory's fields (If-Match: its version)",
       outcome: "Updated",
@@ -212,8 +212,8 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
       ifMatch: true,
       success: { status: 200, description: "The plan (dry run) or the result", schema: WriteOrPlanSchema },
       errors: [403, 404],
-      handler: async ({ caller, params, query, ifMatch, reply }) => {
-        const outcome = await ops.write(caller, "memory.delete", {
+      handler: async ({ write, params, query, ifMatch, reply }) => {
+        const outcome = await write("memory.delete", {
           id: params.id,
           expectedVersion: ifMatch!,
           reason: query.reason ?? null,
@@ -239,8 +239,8 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
         .strict(),
       success: { status: 200, description: "The plan (dry run) or the result", schema: WriteOrPlanSchema },
       errors: [403, 404],
-      handler: async ({ caller, params, body, ifMatch, reply }) => {
-        const outcome = await ops.write(caller, "memory.supersede", {
+      handler: async ({ write, params, body, ifMatch, reply }) => {
+        const outcome = await write("memory.supersede", {
           id: params.id,
           expectedVersion: ifMatch!,
           replacement: body.replacement,
@@ -250,7 +250,7 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
         return sendWrite(reply, outcome);
       },
     }),
-    versionedWriteRoute(ops, memories, {
+    versionedWriteRoute(memories, {
       action: "invalidate",
       operationId: "invalidateMemory",
       summary: "Record that a memory stopped being true (If-Match)",
@@ -278,12 +278,12 @@ export function memoryRoutes(ops: Operations): RouteSpec[] {
         body: z.object({ reason }).strict(),
         success: { status: 200, description: "Done", schema: WriteResultSchema, headers: writeHeaders },
         errors: [403, 404],
-        handler: async ({ caller, params, body, ifMatch, reply }) => {
+        handler: async ({ write, params, body, ifMatch, reply }) => {
           const target = { id: params.id, expectedVersion: ifMatch! };
           const outcome =
             action === "verify"
-              ? await ops.write(caller, "memory.verify", { ...target, note: body.reason ?? null })
-              : await ops.write(caller, action === "archive" ? "memory.archive" : "memory.restore", {
+              ? await write("memory.verify", { ...target, note: body.reason ?? null })
+              : await write(action === "archive" ? "memory.archive" : "memory.restore", {
                   ...target,
                   reason: body.reason ?? null,
                 });

@@ -13,7 +13,7 @@ const proposals = { tier: "proposal", tag: "proposals" } as const;
 
 export function proposalRoutes(ops: Operations): RouteSpec[] {
   return [
-    createRecordRoute(ops, proposals, {
+    createRecordRoute(proposals, {
       operationId: "submitProposal",
       summary: "Propose a memory for review",
       outcome: "In the inbox",
@@ -30,7 +30,7 @@ export function proposalRoutes(ops: Operations): RouteSpec[] {
       summary: "Read a proposal; ETag is its version",
       outcome: "The proposal",
     }),
-    versionedWriteRoute(ops, proposals, {
+    versionedWriteRoute(proposals, {
       operationId: "reviseProposal",
       summary: "Revise a pending proposal (If-Match)",
       outcome: "Revised",
@@ -38,7 +38,7 @@ export function proposalRoutes(ops: Operations): RouteSpec[] {
       command: "proposal.revise",
       toCommand: (changes) => ({ changes }),
     }),
-    versionedWriteRoute(ops, proposals, {
+    versionedWriteRoute(proposals, {
       action: "promote",
       operationId: "promoteProposal",
       summary: "Reviewers: make a proposal a confirmed memory (If-Match)",
@@ -47,7 +47,7 @@ export function proposalRoutes(ops: Operations): RouteSpec[] {
       command: "proposal.promote",
       toCommand: (body) => (body.changes ? { changes: body.changes } : {}),
     }),
-    versionedWriteRoute(ops, proposals, {
+    versionedWriteRoute(proposals, {
       action: "reject",
       operationId: "rejectProposal",
       summary: "Reviewers: reject a proposal (If-Match)",

@@ -1,7 +1,6 @@
 // Export records and memory documents for the unit tests.
-import type { MemoryDocument, StoredEvent } from "@cairn/contracts";
+import type { CairnExportHeader, CairnExportRecord, MemoryDocument, StoredEvent } from "@cairn/contracts";
 import { memoryDocument, testMeta } from "@cairn/memory-model/testing";
-import type { CairnExportHeader, CairnExportRecord } from "../cairn-jsonl.ts";
 
 export const sampleHeader: CairnExportHeader = {
   format: "cairn-export",

@@ -43,6 +43,22 @@ function withoutTerms(card: MemoryCard): MemoryDocument {
 }
 
 /** The card a read model holds at `key`, if any. */
+/** Several cards in one round trip, by memory id (absent ones left out). */
+export async function readCards(
+  redis: Redis,
+  keyOf: (id: string) => string,
+  ids: readonly string[],
+): Promise<Map<string, MemoryCard>> {
+  const out = new Map<string, MemoryCard>();
+  if (ids.length === 0) return out;
+  const raws = await redis.mget(...ids.map(keyOf));
+  ids.forEach((id, i) => {
+    const raw = raws[i];
+    if (raw) out.set(id, JSON.parse(raw) as MemoryCard);
+  });
+  return out;
+}
+
 export async function readCard(redis: Redis, key: string): Promise<MemoryCard | undefined> {
   const raw = await redis.get(key);
   return raw === null ? undefined : (JSON.parse(raw) as MemoryCard);

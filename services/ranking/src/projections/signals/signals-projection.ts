@@ -41,13 +41,21 @@ type Io = CardIo<SignalPaths>;
 
 const creations = new Set<string>(Object.values(recordedEventType));
 
+type RecallData = DecodedEventOf<"memories.recalled">["data"];
+
 /**
  * A recall is a deliberate read when the memory was opened (no query: `read_memory`) or
  * reached through a key (`viaKey`, or the gateway's `key:<label>` when it had no key id); a
- * recall with a query is a search or context listing that merely showed it.
+ * recall with a query is a search or context listing that merely showed it. Ingest records
+ * which (`read`); a recall recorded before it did says it by its query.
  */
-export function isDeliberateRead(data: { viaKey: string | null; query: string | null }): boolean {
-  return data.viaKey !== null || data.query === null || data.query.startsWith("key:");
+export function isDeliberateRead(data: Pick<RecallData, "viaKey" | "query" | "read">): boolean {
+  return data.read ?? (data.viaKey !== null || data.query === null || data.query.startsWith("key:"));
+}
+
+/** The distinct topic terms of a recall's query: recorded by ingest, or analysed from an older event's query. */
+function recallTerms(data: RecallData): string[] {
+  return [...new Set(data.terms ?? (data.query ? topicTerms(data.query) : []))];
 }
 
 /** At most this many entities of one memory take part in co-occurrence (pairs grow quadratically). */
@@ -191,7 +199,7 @@ export function foldTermSignals(
   };
   for (const event of events) {
     if (event.type === "memories.recalled") {
-      if (event.data.query) heat([...new Set(topicTerms(event.data.query))], event.meta.recordedAt);
+      heat(recallTerms(event.data), event.meta.recordedAt);
       continue;
     }
     if (!isMemoryEvent(event)) continue;
@@ -266,8 +274,7 @@ async function applyRecalled(
     });
   }
   // What agents ask about now is a hot topic too.
-  if (data.query)
-    await addHeat(io, paths.hot, [...new Set(topicTerms(data.query))], at, settings.hotHalfLifeDays);
+  await addHeat(io, paths.hot, recallTerms(data), at, settings.hotHalfLifeDays);
 }
 
 async function applySettings(event: DecodedEventOf<"tenant.settings_changed">, io: Io) {

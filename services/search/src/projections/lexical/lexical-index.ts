@@ -55,6 +55,11 @@ function tags(values: readonly string[]): string {
   return [...new Set(values.map(normalizeTag).filter((v) => v !== ""))].join(",");
 }
 
+/** A document's terms: what the index holds and the statistics count. */
+export function documentTerms(doc: MemoryDocument): string[] {
+  return memoryTerms(doc);
+}
+
 /** A memory's place in its episode: the order it was given, else its creation time. */
 export function episodeOrder(doc: MemoryDocument): number {
   return doc.episode?.order ?? Date.parse(doc.createdAt);
@@ -71,7 +76,7 @@ function millis(timestamp: string | null, fallback: number): string {
  */
 export function documentFields(doc: MemoryDocument): string[] {
   const fields: string[] = [
-    ...["terms", memoryTerms(doc).join(" ")],
+    ...["terms", documentTerms(doc).join(" ")],
     ...["tags", tags(doc.tags)],
     ...["entity_tags", tags(doc.entities.map((e) => e.text))],
     ...["key_tags", tags(doc.keys)],

@@ -10,8 +10,8 @@
 import type { MemoryDocument } from "@cairn/contracts";
 import { isLive } from "@cairn/memory-model";
 import type { RedisCommand } from "@cairn/projection-runtime";
-import { memoryTerms } from "@cairn/text-analysis";
 import type { Redis } from "ioredis";
+import { documentTerms } from "./lexical-index.ts";
 
 export type TenantStatistics = {
   /** Live memories of the tenant. */
@@ -26,7 +26,7 @@ export type DocumentChange = { document: MemoryDocument; previous: MemoryDocumen
 const termField = (term: string) => `t:${term}`;
 
 function contribution(doc: MemoryDocument | undefined): string[] {
-  return doc && isLive(doc) ? memoryTerms(doc) : [];
+  return doc && isLive(doc) ? documentTerms(doc) : [];
 }
 
 /** The commands that bring the tenants' statistics from before these changes to after them. */

@@ -1,0 +1,124 @@
+// The inbox: proposals waiting for review, with promote, reject and edit. Each change is sent
+// at the version on screen (`If-Match`); whether the key may make it is the server's answer,
+// shown as it came when it refuses.
+import type { MemoryDocument, WriteResult } from "@cairn/contracts";
+import { useState } from "preact/hooks";
+import { Page } from "../components/page.tsx";
+import { ProblemMessage } from "../components/problem-message.tsx";
+import { EditForm, RecordHead, type TextChanges } from "../components/record-card.tsx";
+import { type ListHooks, type Notice, RecordList } from "../components/record-list.tsx";
+import { useConsole } from "../console-context.ts";
+import { href, type Route } from "../router.ts";
+import { useAction } from "../use-action.ts";
+
+const saveLabel = "Save";
+const saveAndPromoteLabel = "Save and promote";
+
+function ProposalCard({ document: d, list }: { document: MemoryDocument; list: ListHooks }) {
+  const { api } = useConsole();
+  const action = useAction();
+  const [mode, setMode] = useState<"view" | "edit" | "reject">("view");
+  const [reason, setReason] = useState("");
+  const path = `/v1/proposals/${d.id}`;
+  const name = d.title || d.slot;
+  const done = (notice: Notice) => {
+    setMode("view");
+    list.changed(notice);
+  };
+  const promote = (changes?: TextChanges) =>
+    action.run(async () => {
+      const { data } = await api.request<WriteResult>("POST", `${path}/promote`, {
+        ifMatch: d.version,
+        body: changes ? { changes } : {},
+      });
+      done({
+        message: `Promoted “${name}”.`,
+        link: { href: href(["memories", data.id]), label: "Open the memory" },
+      });
+    });
+  const pending = d.status === "pending";
+  return (
+    <article aria-label={name}>
+      <RecordHead document={d} />
+      {mode === "edit" ? (
+        <EditForm
+          document={d}
+          busy={action.busy}
+          submitLabels={[saveLabel, saveAndPromoteLabel]}
+          onCancel={() => setMode("view")}
+          onSubmit={(changes, label) => {
+            if (label === saveAndPromoteLabel) {
+              promote(changes);
+              return;
+            }
+            action.run(async () => {
+              await api.request("PATCH", path, { ifMatch: d.version, body: changes });
+              done({ message: `Saved “${changes.title || d.slot}”.` });
+            });
+          }}
+        />
+      ) : null}
+      {mode === "reject" ? (
+        <form
+          class="inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            action.run(async () => {
+              await api.request("POST", `${path}/reject`, {
+                ifMatch: d.version,
+                body: { reason: reason.trim() || null },
+              });
+              done({ message: `Rejected “${name}”.` });
+            });
+          }}
+        >
+          <label for={`reject-${d.id}`}>Why reject it?</label>
+          <input id={`reject-${d.id}`} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+          <div class="actions">
+            <button type="submit" class="danger" disabled={action.busy}>
+              Reject
+            </button>
+            <button type="button" class="secondary" onClick={() => setMode("view")}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
+      {mode === "view" && pending ? (
+        <div class="actions">
+          <button type="button" disabled={action.busy} onClick={() => promote()}>
+            Promote
+          </button>
+          <button type="button" class="secondary" disabled={action.busy} onClick={() => setMode("edit")}>
+            Edit
+          </button>
+          <button type="button" class="secondary" disabled={action.busy} onClick={() => setMode("reject")}>
+            Reject…
+          </button>
+        </div>
+      ) : null}
+      {action.problem ? (
+        <ProblemMessage problem={action.problem} onRetry={list.reload} retryLabel="Reload" />
+      ) : null}
+    </article>
+  );
+}
+
+export function InboxPage({ route }: { route: Route }) {
+  return (
+    <Page title="Inbox">
+      <RecordList
+        section="inbox"
+        path="/v1/proposals"
+        route={route}
+        noun={["proposal", "proposals"]}
+        statuses={[
+          { value: "pending", label: "Waiting" },
+          { value: "promoted", label: "Promoted" },
+          { value: "rejected", label: "Rejected" },
+        ]}
+        card={(d, list) => <ProposalCard document={d} list={list} />}
+      />
+    </Page>
+  );
+}

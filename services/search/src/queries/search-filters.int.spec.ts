@@ -1,0 +1,127 @@
+// Filters and read-your-writes positions as a careless or hostile client sends them, against
+// the real read models: a filter value that is query syntax or a stop word (`NOT`, `or`, `in`,
+// `inf`, `a|b`) is a value in both read models, never a refused query; a position beyond the
+// log's end is refused at once instead of waiting out the timeout.
+import type { CairnError, RetrievalMode } from "@cairn/contracts";
+import { describe, expect } from "vitest";
+import { principals, searchTest as test } from "../testing/search-test.ts";
+
+const { alice } = principals;
+const modes: RetrievalMode[] = ["lexical", "vector", "hybrid"];
+
+const syntaxLike = [
+  "NOT",
+  "and",
+  "OR",
+  "in",
+  "inf",
+  "-inf",
+  "as",
+  "isempty",
+  "a",
+  "the",
+  "-1",
+  "a|b",
+  "x*",
+  "{y}",
+  "@t:z",
+];
+
+async function refusal(promise: Promise<unknown>): Promise<CairnError> {
+  return promise.then(
+    () => {
+      throw new Error("expected a refusal");
+    },
+    (error: CairnError) => error,
+  );
+}
+
+describe("search filters against the read models", () => {
+  test("a filter value that is query syntax or a stop word matches as a value, in every mode", async ({
+    search,
+  }) => {
+    const tagged = await search.log.record({
+      content: "Release notes for the tagged build.",
+      tags: syntaxLike,
+      project: "OR",
+    });
+    await search.log.record({
+      content: "Release notes without those tags.",
+      tags: ["plain"],
+      project: "and",
+    });
+    await search.settle();
+    for (const mode of modes) {
+      for (const value of syntaxLike) {
+        const reply = await search.candidates({
+          principal: alice,
+          query: "release notes",
+          mode,
+          filters: { tags: [value] },
+        });
+        expect(
+          reply.candidates.map((c) => c.id),
+          `${mode} tags [${value}]`,
+        ).toEqual([tagged.id]);
+      }
+      const byProject = await search.candidates({
+        principal: alice,
+        query: "release notes",
+        mode,
+        filters: { project: "or", anyTags: ["NOT", "nothing"] },
+      });
+      expect(
+        byProject.candidates.map((c) => c.id),
+        `${mode} project`,
+      ).toEqual([tagged.id]);
+      // An agent or a tag nobody has, written as syntax, matches nothing, and is no error.
+      for (const filters of [{ agent: "NOT" }, { tags: ["NOR", "XOR"] }, { tags: ["bell\u0007", "x"] }]) {
+        const none = await search.candidates({ principal: alice, query: "release notes", mode, filters });
+        expect(none.candidates, `${mode} ${JSON.stringify(filters)}`).toEqual([]);
+      }
+    }
+  });
+
+  test("a NUL character in a filter or a query is refused by name, not sent to a read model", async ({
+    search,
+  }) => {
+    for (const request of [
+      { query: "release", filters: { tags: ["a\u0000"] } },
+      { query: "release", filters: { agent: "\u0000" } },
+      { query: "rel\u0000ease" },
+    ]) {
+      const error = await refusal(search.candidates({ principal: alice, ...request }));
+      expect(error.code).toBe("validation_failed");
+      expect(error.message).toContain("NUL");
+    }
+  });
+
+  test("afterPosition beyond the log's end is refused at once with the log's end, on candidates, get and status", async ({
+    search,
+  }) => {
+    const { id } = await search.log.record({ content: "The only memory." });
+    const end = await search.settle();
+    const beyond = end + 1000;
+    // The wait would run 30 s, longer than the client waits for an answer: only a prompt
+    // refusal answers `validation_failed` here.
+    const waits = [
+      search.candidates({
+        principal: alice,
+        query: "memory",
+        mode: "hybrid",
+        afterPosition: beyond,
+        waitTimeoutMs: 30_000,
+      }),
+      search.candidates({ principal: alice, query: "memory", afterPosition: beyond, waitTimeoutMs: 30_000 }),
+      search.get({ principal: alice, id, afterPosition: beyond, waitTimeoutMs: 30_000 }),
+      search.status({ afterPosition: beyond, waitTimeoutMs: 30_000 }),
+    ];
+    for (const error of await Promise.all(waits.map(refusal))) {
+      expect(error.code).toBe("validation_failed");
+      expect(error.details).toEqual({ afterPosition: beyond, logPosition: end });
+      expect(error.hint).toContain(`the log ends at ${end}`);
+    }
+    // The log's end itself is a position a write answered: it is waited for as usual.
+    expect((await search.status({ afterPosition: end })).position).toBeGreaterThanOrEqual(end);
+  });
+});
