@@ -42,7 +42,9 @@ const usage = `usage: pnpm cairn import --from ${formats.join("|")} <file or fol
   --json     print the summary as JSON
 
 Every record goes through ingest: a secret is refused and reported, a content already stored is
-skipped and reported with the memory that holds it, so importing a file twice adds nothing.
+skipped and reported with the memory that holds it. Each write carries an idempotency key made
+from the record, so importing the same records twice adds nothing (they count as "already
+imported").
 --apply needs the services running (CAIRN_NATS_URL). Progress goes to stderr.`;
 
 function fail(message: string): number {

@@ -24,7 +24,7 @@ beforeAll(async () => {
     name: "gateway_outage",
     adminKey,
     services: ["ingest", "search"],
-    env: { CAIRN_BACKEND_TIMEOUT_MS: "1500" },
+    env: { CAIRN_BACKEND_TIMEOUT_MS: "6000" },
   });
   ingest = stack.services.filter((s) => s.name === "ingest");
 });
@@ -120,5 +120,25 @@ describe("outages", () => {
       await nc.close();
       await restartIngest();
     }
+  });
+
+  it("sends a keyed write again when the copy that took it never answers, and answers once one is back", async () => {
+    await stopServices(ingest);
+    const nc = await connectBus({ url: stack.infrastructure.nats.url, name: "dying-ingest" });
+    // Takes the first delivery and dies without answering, as a killed ingest would.
+    const dying = nc.subscribe(ingestRpcs["memory.create"].subject, { queue: queueGroup("ingest"), max: 1 });
+    await nc.flush();
+    const key = randomUUID();
+    const body = { slot: "outage/resent", content: "Sent again once ingest was back." };
+    const started = Date.now();
+    const pending = write(body, key);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await restartIngest();
+    const landed = await pending;
+    await nc.close();
+    expect(landed.status, await landed.clone().text()).toBe(201);
+    // Answered by a resend, before the whole backend timeout (6 s here) ran out.
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect((await write(body, key)).status).toBe(201);
   });
 });

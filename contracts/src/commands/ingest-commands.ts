@@ -131,6 +131,8 @@ export const ingestCommandSchemas = {
   "tenant.change_settings": z
     .object({
       ...base,
+      /** The settings' version read (0: never changed); another is `version_conflict`. Left out: no check. */
+      expectedVersion: z.number().int().nonnegative().optional(),
       settings: z
         .object({
           skipPatterns: z.array(text(500)).max(200),

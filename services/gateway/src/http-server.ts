@@ -30,6 +30,7 @@ import { maintenanceRoutes } from "./rest/routes/maintenance.ts";
 import { memoryRoutes } from "./rest/routes/memories.ts";
 import { healthRouteDocs, openApiRoute } from "./rest/routes/openapi.ts";
 import { proposalRoutes } from "./rest/routes/proposals.ts";
+import { settingsRoutes } from "./rest/routes/settings.ts";
 import { statusRoutes } from "./rest/routes/status.ts";
 
 export type HttpServerDeps = {
@@ -76,6 +77,7 @@ export function restRoutes(ops: Operations, pool: pg.Pool, authenticator: Authen
     ...statusRoutes(ops),
     ...apiKeyRoutes(pool, authenticator),
     ...eventRoutes(ops, pool),
+    ...settingsRoutes(pool),
   ];
 }
 

@@ -15,6 +15,7 @@ import {
   type IngestCommandName,
   type ingestCommandSchemas,
   ingestRpcs,
+  isCairnError,
   maintenanceRpcs,
   type PlanResult,
   type Principal,
@@ -84,6 +85,33 @@ export type CairnBackend = {
 
 export type BackendOptions = { timeoutMs?: number; logger?: Logger | undefined };
 
+/** How long a keyed command waits for an answer before it is sent again: a quarter of the timeout, at most 2 s. */
+const resendAfter = (totalMs: number) => Math.min(2000, Math.max(250, totalMs / 4));
+
+/**
+ * A command with an idempotency key is safe to send again: when no answer comes within
+ * `resendAfter` (the copy that took it died, NATS restarted), it is sent once more, with the
+ * same key, until `totalMs` has passed. A service that is back answers the next attempt (a
+ * write that did land answers what it did), so the caller waits seconds, not the whole
+ * timeout. Any other failure is the answer.
+ */
+async function resendUntilAnswered<T>(attempt: (waitMs: number) => Promise<T>, totalMs: number): Promise<T> {
+  const deadline = Date.now() + totalMs;
+  let resending = false;
+  for (;;) {
+    try {
+      return await attempt(Math.max(1, Math.min(resendAfter(totalMs), deadline - Date.now())));
+    } catch (error) {
+      const code = isCairnError(error) ? error.code : undefined;
+      // Once a first attempt went unanswered, no copy listening means one is starting again.
+      const retry = code === "timeout" || (resending && code === "unavailable");
+      if (!retry || Date.now() + 250 >= deadline) throw error;
+      if (code === "unavailable") await new Promise((resolve) => setTimeout(resolve, 250));
+      resending = true;
+    }
+  }
+}
+
 /** Ranking lands after the gateway; until it answers, reads fall back to search order. */
 function isNoResponder(error: unknown): boolean {
   return error instanceof CairnError && error.code === "unavailable";
@@ -126,7 +154,13 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
 
   return {
     command(principal, name, input) {
-      return call(nc, ingestRpcs[name], { ...input, principal } as never, timeout);
+      const payload = { ...input, principal } as never;
+      if (typeof (input as { idempotencyKey?: unknown }).idempotencyKey !== "string")
+        return call(nc, ingestRpcs[name], payload, timeout);
+      return resendUntilAnswered(
+        (waitMs) => call(nc, ingestRpcs[name], payload, { timeoutMs: waitMs }),
+        timeoutMs,
+      );
     },
     candidates,
     get(principal, req) {

@@ -184,6 +184,17 @@ async function changeTenantSettings(ctx: CommandContext, command: IngestCommand<
     const events = await ctx.store.readStream(streamId);
     const state = events.reduce(evolveTenant, initialTenantState);
     const last = events.at(-1);
+    const version = last?.version ?? 0;
+    if (command.expectedVersion !== undefined && command.expectedVersion !== version) {
+      throw new CairnError(
+        "version_conflict",
+        `the tenant's settings are at version ${version}, not ${command.expectedVersion}: they changed since you read them`,
+        {
+          hint: `read the settings again (version ${version}), reapply your change, and send it with that version`,
+          details: { expectedVersion: command.expectedVersion, currentVersion: version },
+        },
+      );
+    }
     try {
       return await ctx.commit([
         {

@@ -1,15 +1,15 @@
 // Tenant streams (`tenant-<tenant>`): settings, changed in part. Only what differs is recorded.
-import { CairnError, type CairnEvent, type EventData, type StoredEvent } from "@cairn/contracts";
+import { CairnError, type CairnEvent, type StoredEvent } from "@cairn/contracts";
+import { evolveTenantSettings, type TenantSettingsChange } from "@cairn/memory-model";
 import { compileTenantAllowList } from "./secrets.ts";
 
-export type TenantSettingsChange = EventData<"tenant.settings_changed">;
+export type { TenantSettingsChange };
 export type TenantState = { settings: TenantSettingsChange };
 
 export const initialTenantState: TenantState = { settings: {} };
 
 export function evolveTenant(state: TenantState, stored: StoredEvent): TenantState {
-  if (stored.type !== "tenant.settings_changed") throw new Error(`not a tenant event: ${stored.type}`);
-  return { settings: { ...state.settings, ...(stored.data as TenantSettingsChange) } };
+  return { settings: evolveTenantSettings(state.settings, stored) };
 }
 
 // A value no false positive of one tenant equals: an entry that lets it through (`.*`, `.+`,

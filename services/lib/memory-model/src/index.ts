@@ -14,5 +14,7 @@ export {
 export { isMemoryFoldError, MemoryFoldError } from "./memory-fold-error.ts";
 export { memoryIdOfStream, memoryStreamId } from "./memory-stream-id.ts";
 export { canReview, isReviewer, reviewRuleText } from "./review.ts";
+export type { TenantSettingsChange } from "./tenant-settings.ts";
+export { evolveTenantSettings, foldTenantSettings } from "./tenant-settings.ts";
 export type { OwnedMemory } from "./visibility.ts";
 export { canChange, canSee, canWriteScope } from "./visibility.ts";

@@ -21,7 +21,9 @@ function rebuild(
 ) {
   return rebuildFromHost(projectionHostOf(inspect.models), `search.${name}`, {
     batchSize: 50,
-    dropDelayMs: 100,
+    // As in a deployment: a query that began on the old generation finishes before it goes
+    // (a busy machine's query takes more than a tenth of a second).
+    dropDelayMs: 2000,
     ...extra,
   });
 }
