@@ -3,7 +3,9 @@
 // settings read from the environment) the gateway service itself with the services it needs,
 // in local mode with a known admin key.
 import type { ServiceName } from "@cairn/contracts";
+import { type GatewayHarness, type KeyName, startGatewayHarness } from "@cairn/gateway/testing";
 import type { ServiceHandle } from "@cairn/service-runtime";
+import { restRequest } from "../helpers/gateway-client.ts";
 import {
   prepareInfra,
   startServices,
@@ -75,4 +77,46 @@ export async function startGatewayStack(options: {
       await suite.infrastructure.stop();
     },
   };
+}
+
+export type HarnessSuite = SuiteInfrastructure & {
+  /** The gateway harness (a small team's keys), on ingest and search. */
+  gw: GatewayHarness;
+  /** A REST call with one of the team's keys. */
+  rest: (
+    key: KeyName,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) => Promise<Response>;
+  stop: () => Promise<void>;
+};
+
+/** The gateway harness with the team's keys, on real ingest and search services. */
+export async function startHarnessSuite(name: string): Promise<HarnessSuite> {
+  const suite = await startSuiteInfrastructure(name);
+  let services: ServiceHandle[] = [];
+  try {
+    services = await startServices(testServiceEnv(suite.infra), ["ingest", "search"]);
+    const gw = await startGatewayHarness({
+      databaseUrl: suite.infra.databaseUrl,
+      natsUrl: suite.infra.natsUrl,
+    });
+    return {
+      ...suite,
+      gw,
+      rest: (key, method, path, body, headers) =>
+        restRequest(gw.baseUrl, gw.keys[key], { method, path, body, headers }),
+      stop: async () => {
+        await gw.close();
+        await stopServices(services);
+        await suite.infrastructure.stop();
+      },
+    };
+  } catch (error) {
+    await stopServices(services);
+    await suite.infrastructure.stop();
+    throw error;
+  }
 }

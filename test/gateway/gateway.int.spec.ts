@@ -99,6 +99,7 @@ const expectedTools = [
   "memory_feedback",
   "memory_status",
   "memory_history",
+  "memory_export",
 ];
 
 describe("MCP over streamable HTTP", () => {

@@ -126,7 +126,7 @@ describe("outages", () => {
     await stopServices(ingest);
     const nc = await connectBus({ url: stack.infrastructure.nats.url, name: "dying-ingest" });
     // Takes the first delivery and dies without answering, as a killed ingest would.
-    const dying = nc.subscribe(ingestRpcs["memory.create"].subject, { queue: queueGroup("ingest"), max: 1 });
+    nc.subscribe(ingestRpcs["memory.create"].subject, { queue: queueGroup("ingest"), max: 1 });
     await nc.flush();
     const key = randomUUID();
     const body = { slot: "outage/resent", content: "Sent again once ingest was back." };

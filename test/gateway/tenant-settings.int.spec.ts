@@ -2,32 +2,20 @@
 // them with their version and changes some of them (a stale version is a 409, a bad value a
 // 422 naming the field), the change takes effect (a false positive allow-listed is then
 // accepted), and a key that is not an admin's can do neither.
-import { type GatewayHarness, type KeyName, startGatewayHarness } from "@cairn/gateway/testing";
-import type { ServiceHandle } from "@cairn/service-runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restRequest } from "../helpers/gateway-client.ts";
-import { startServices, stopServices, testServiceEnv } from "../helpers/in-process-services.ts";
-import { type SuiteInfrastructure, startSuiteInfrastructure } from "./gateway-stack.ts";
+import { type HarnessSuite, startHarnessSuite } from "./gateway-stack.ts";
 
-let suite: SuiteInfrastructure;
-let gw: GatewayHarness;
-let services: ServiceHandle[] = [];
+let suite: HarnessSuite;
 
 beforeAll(async () => {
-  suite = await startSuiteInfrastructure("gateway_settings");
-  services = await startServices(testServiceEnv(suite.infra), ["ingest", "search"]);
-  gw = await startGatewayHarness({ databaseUrl: suite.infra.databaseUrl, natsUrl: suite.infra.natsUrl });
+  suite = await startHarnessSuite("gateway_settings");
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await stopServices(services);
-  await suite?.infrastructure.stop();
+  await suite?.stop();
 });
 
-function rest(key: KeyName, method: string, path: string, body?: unknown, headers?: Record<string, string>) {
-  return restRequest(gw.baseUrl, gw.keys[key], { method, path, body, headers });
-}
+const rest: HarnessSuite["rest"] = (...args) => suite.rest(...args);
 
 const fixtureToken = `ghp_${"f1x7ur3".repeat(6).slice(0, 36)}`;
 

@@ -22,6 +22,7 @@ import type { RouteSpec } from "./rest/route-spec.ts";
 import { apiKeyRoutes } from "./rest/routes/api-keys.ts";
 import { contextRoutes } from "./rest/routes/context.ts";
 import { eventRoutes } from "./rest/routes/events.ts";
+import { exportRoutes } from "./rest/routes/export.ts";
 import { feedbackRoutes } from "./rest/routes/feedback.ts";
 import { handoffRoutes } from "./rest/routes/handoffs.ts";
 import { registerHealthRoutes } from "./rest/routes/health.ts";
@@ -78,6 +79,7 @@ export function restRoutes(ops: Operations, pool: pg.Pool, authenticator: Authen
     ...apiKeyRoutes(pool, authenticator),
     ...eventRoutes(ops, pool),
     ...settingsRoutes(pool),
+    ...exportRoutes(ops),
   ];
 }
 

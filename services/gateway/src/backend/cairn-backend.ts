@@ -8,6 +8,8 @@ import {
   type CandidatesReply,
   type CandidatesRequest,
   type DoctorReport,
+  type ExportPageReply,
+  type ExportPageRequest,
   type GetMemoryReply,
   type HealthReply,
   type HistoryReply,
@@ -55,6 +57,8 @@ export type CairnBackend = {
   candidates(principal: Principal, request: Omit<CandidatesRequest, "principal">): Promise<CandidatesReply>;
   get(principal: Principal, request: GetRequest): Promise<GetMemoryReply>;
   history(principal: Principal, id: string, afterPosition?: number): Promise<HistoryReply>;
+  /** A page of export records of what the principal may see (`cairn.search.export`). */
+  exportPage(principal: Principal, request: Omit<ExportPageRequest, "principal">): Promise<ExportPageReply>;
   /** Skip rules and expansion terms for a query; none when the ranking service does not answer. */
   expand(principal: Principal, query: string, afterPosition?: number): Promise<ExpandReplyFields>;
   /** Re-ranks candidates; in search order when the ranking service does not answer. */
@@ -171,6 +175,9 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
       if (req.afterPosition !== undefined) payload.afterPosition = req.afterPosition;
       if (req.asOf !== undefined) payload.asOf = req.asOf;
       return call(nc, searchRpcs.get, payload as never, timeout);
+    },
+    exportPage(principal, request) {
+      return call(nc, searchRpcs.export, { ...request, principal }, timeout);
     },
     history(principal, id, afterPosition) {
       return call(nc, searchRpcs.history, { principal, id, ...after(afterPosition) }, timeout);

@@ -8,6 +8,7 @@ import { toolError } from "./tool-result.ts";
 import { registerMemoryContextTool } from "./tools/memory-context.ts";
 import { registerMemoryCreateTool } from "./tools/memory-create.ts";
 import { registerMemoryDeleteTool } from "./tools/memory-delete.ts";
+import { registerMemoryExportTool } from "./tools/memory-export.ts";
 import { registerMemoryFeedbackTool } from "./tools/memory-feedback.ts";
 import { registerMemoryHandoffCompleteTool } from "./tools/memory-handoff-complete.ts";
 import { registerMemoryHandoffCreateTool } from "./tools/memory-handoff-create.ts";
@@ -50,6 +51,7 @@ export function createServer(deps: ToolDeps, version = "0.1.0"): McpServer {
     registerMemorySearchTool,
     registerMemoryReadTool,
     registerMemoryHistoryTool,
+    registerMemoryExportTool,
     registerMemoryLinksTool,
     registerMemoryCreateTool,
     registerMemoryUpdateTool,

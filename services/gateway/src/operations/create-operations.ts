@@ -1,7 +1,7 @@
 // The gateway's use cases, shared by the MCP tools and the REST routes, each in its own file:
 // each turns a caller's request into NATS requests to ingest, search and ranking, and shapes
 // the answer. This binds them to one set of dependencies.
-import type { IngestCommandName } from "@cairn/contracts";
+import type { ExportPageReply, ExportPageRequest, IngestCommandName } from "@cairn/contracts";
 import type { CommandInput } from "../backend/cairn-backend.ts";
 import { context } from "./build-context.ts";
 import type { Caller } from "./caller.ts";
@@ -38,6 +38,8 @@ export type Operations = {
     input: Partial<CommandInput<N>>,
   ): ReturnType<typeof write>;
   status: Bound<typeof status>;
+  /** A page of Cairn export records of what the caller may see. */
+  exportPage(caller: Caller, request: Omit<ExportPageRequest, "principal">): Promise<ExportPageReply>;
 };
 
 export function createOperations(deps: OperationsDeps): Operations {
@@ -53,6 +55,7 @@ export function createOperations(deps: OperationsDeps): Operations {
     readKey: (...a) => readKey(deps, ...a),
     write: (caller, name, input) => write(deps, caller, name, input),
     status: (...a) => status(deps, ...a),
+    exportPage: (caller, request) => deps.backend.exportPage(caller.principal, request),
   };
 }
 
