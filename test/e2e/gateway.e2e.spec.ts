@@ -101,7 +101,7 @@ describe("gateway surface", () => {
   it("lists the tools over streamable HTTP and over stdio (pnpm cairn mcp)", async () => {
     const http = await mcp("alice");
     const overHttp = (await http.listTools()).tools.map((t) => t.name).sort();
-    expect(overHttp).toHaveLength(27);
+    expect(overHttp).toHaveLength(28);
     const stdio = await connectStdioMcpClient(cairn.baseUrl, keys.alice!, { name: "e2e-stdio" });
     clients.push(stdio);
     expect((await stdio.listTools()).tools.map((t) => t.name).sort()).toEqual(overHttp);

@@ -182,9 +182,10 @@ export const WriteResultSchema = z.object({
   ...writeResultShape,
   affected: z.array(z.object(writeResultShape)).optional(),
   /**
-   * On the bus only: the command carried an idempotency key that an earlier command already
-   * used, and this is that command's answer (nothing was written now). The gateway answers a
-   * retry exactly as the first time, without it.
+   * On the bus only: the command carried an idempotency key that an earlier, committed
+   * command already used, and this is that command's answer (nothing was written now). An
+   * attempt that raced the first one with the same key gets the same answer, possibly
+   * without the mark. The gateway answers a retry exactly as the first time, without it.
    */
   replayed: z.literal(true).optional(),
 });
