@@ -240,9 +240,11 @@ export {
   searchSubjects,
 } from "./queries.ts";
 export type {
+  AnswerKind,
   ExpandReply,
   ExpandRequest,
   Expansion,
+  IntentMatch,
   KeyedMemory,
   KeyMatch,
   KeysReadReply,
@@ -262,11 +264,14 @@ export type {
   SkipReason,
 } from "./ranking.ts";
 export {
+  AnswerKindSchema,
+  answerKinds,
   defaultRankingWeights,
   defaultTenantSettings,
   ExpandReplySchema,
   ExpandRequestSchema,
   ExpansionSchema,
+  IntentMatchSchema,
   KeyedMemorySchema,
   KeyMatchSchema,
   KeysReadReplySchema,

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { skipReason } from "../expansion/skip-rules.ts";
 import { readCards } from "../projections/memory-card/memory-card.ts";
 import { readTenantSettings } from "../projections/signals/signals-projection.ts";
+import { intentOfCandidates } from "../query-understanding/intent-of-candidates.ts";
 import { rerankCandidates } from "../rerank/rerank-candidates.ts";
 import { loadSignals } from "./load-signals.ts";
 import type { RequestContext } from "./ranking-context.ts";
@@ -70,6 +71,7 @@ async function rerank(
     now,
     k: request.k,
     explain: request.explain,
+    intentOf: intentOfCandidates(request.query, now, cards),
   });
   return { results, skip: null, position };
 }

@@ -62,6 +62,7 @@ describe("rerankCandidates", () => {
       hotTopic: 1,
       attention: 1,
       depth: 1,
+      intent: 1,
       diversity: 1,
     });
     expect(results[1]?.score).toBeCloseTo(2 / 3);
