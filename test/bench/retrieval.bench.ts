@@ -340,7 +340,8 @@ async function ask(
     expansions: expansion.terms,
   });
   const ranked = reranked.results.map((r) => r.id);
-  if (dump) dumped.push({ question, expansions: expansion.terms, candidates: candidates.candidates, ranked });
+  // The terms ranking proposed, used or not (`--expansions off`), so a dump shows where they fire.
+  if (dump) dumped.push({ question, expansions: expanded.terms, candidates: candidates.candidates, ranked });
   return ranked;
 }
 
