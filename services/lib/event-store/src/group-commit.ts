@@ -109,7 +109,11 @@ export function createGroupCommit(pool: pg.Pool, options: GroupCommitOptions = {
       }));
       // The call is traced under the first append's span (a batch has one round trip).
       ({ rows } = await context.with(batch[0]?.context ?? context.active(), () =>
-        pool.query<BatchRow>("select * from cairn_append_batch($1::jsonb)", [JSON.stringify(payload)]),
+        pool.query<BatchRow>({
+          name: "cairn-append-batch",
+          text: "select * from cairn_append_batch($1::jsonb)",
+          values: [JSON.stringify(payload)],
+        }),
       ));
     } catch (error) {
       if (batch.length > 1 && isStatementError(error)) {
