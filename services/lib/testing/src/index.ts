@@ -10,6 +10,12 @@ export { freePort } from "./free-port.ts";
 export { infraTest } from "./infra-test.ts";
 export { defaultNatsServerPath, type NatsHandle, type StartNatsOptions, startNats } from "./nats.ts";
 export {
+  type NatsClusterHandle,
+  type NatsClusterNode,
+  type StartNatsClusterOptions,
+  startNatsCluster,
+} from "./nats-cluster.ts";
+export {
   type DropDatabaseOptions,
   defaultPostgresBinDir,
   type PostgresHandle,
