@@ -285,7 +285,7 @@ describe("the event stream on a three-node JetStream cluster", () => {
             info.cluster?.leader === leaderName
           );
         },
-        { timeout: 30_000, interval: 250 },
+        { timeout: 60_000, interval: 250 },
       )
       .toBe(true);
   });

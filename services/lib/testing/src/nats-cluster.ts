@@ -30,7 +30,7 @@ export interface StartNatsClusterOptions {
    * credentials; `natsClusterRoutesConfig` from `@cairn/bus` gives the deployments' form.
    */
   clusterBlock?: (routes: readonly string[]) => string;
-  /** How long each node may take to be ready (default 30 s: a meta leader is elected first). */
+  /** How long each node may take to be ready (default 60 s: a meta leader is elected first, and a busy machine is slow at it). */
   startTimeoutMs?: number;
 }
 
@@ -122,7 +122,7 @@ class PortTakenError extends Error {}
 async function startOnce(options: StartNatsClusterOptions): Promise<NatsClusterHandle> {
   const natsServerPath = checkedNatsServerPath(options.natsServerPath);
   const size = options.nodes ?? 3;
-  const timeoutMs = options.startTimeoutMs ?? 30_000;
+  const timeoutMs = options.startTimeoutMs ?? 60_000;
   const temp = await makeTempDir("cairn-nats-cluster-");
   const free = await distinctFreePorts(size * 3);
   const ports: NodePorts[] = Array.from({ length: size }, (_, i) => ({
