@@ -171,7 +171,8 @@ describe("Cairn on a three-node NATS cluster", () => {
         { timeout: 30_000, interval: 500 },
       )
       .toBe(201);
-    const { id, position } = (await created?.json()) as { id: string; position: number };
+    if (!created) throw new Error("no answer to the write");
+    const { id, position } = (await created.json()) as { id: string; position: number };
     // Found once the two servers left have a new leader and the relay has published it.
     await expect
       .poll(
