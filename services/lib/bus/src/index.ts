@@ -10,11 +10,9 @@ export type { ConsumerLabels } from "./consumer-metrics.ts";
 export { countDeadLetter, countDelivery, watchProjectionConsumer } from "./consumer-metrics.ts";
 export type { EventStreamOptions } from "./ensure-event-stream.ts";
 export {
-  decodeEventMessage,
   EventStreamReplicasError,
   ensureEventStream,
   eventDuplicateWindowMs,
-  eventHeaderNames,
   eventStreamReplicasSetting,
   isEventStreamReplicasError,
 } from "./ensure-event-stream.ts";
@@ -27,5 +25,6 @@ export {
   natsRouteUser,
   parseRouteAddresses,
 } from "./nats-cluster-routes.ts";
+export { decodeRelayedEvents, eventHeaderNames } from "./relayed-events.ts";
 export type { RequestOptions, ServeOptions } from "./rpc.ts";
 export { call, serve } from "./rpc.ts";
