@@ -206,8 +206,13 @@ export {
 } from "./projections.ts";
 export type {
   Candidate,
+  CandidateIdsReply,
+  CandidateIdsRequest,
+  CandidateScores,
   CandidatesReply,
   CandidatesRequest,
+  DocumentsReply,
+  DocumentsRequest,
   GetMemoryReply,
   GetMemoryRequest,
   LinkRef,
@@ -221,13 +226,19 @@ export type {
   SearchStatusRequest,
 } from "./queries.ts";
 export {
+  CandidateIdsReplySchema,
+  CandidateIdsRequestSchema,
   CandidateSchema,
+  CandidateScoresSchema,
   CandidatesReplySchema,
   CandidatesRequestSchema,
+  DocumentsReplySchema,
+  DocumentsRequestSchema,
   GetMemoryReplySchema,
   GetMemoryRequestSchema,
   LinkRefSchema,
   listAllQuery,
+  maxDocumentsPerRequest,
   maxWaitTimeoutMs,
   RetrievalModeSchema,
   RetrieverHitSchema,
@@ -286,7 +297,6 @@ export {
   SignalsReplySchema,
   SignalsRequestSchema,
   SkipReasonSchema,
-  toRerankCandidate,
 } from "./ranking.ts";
 export type { RpcDefinition, RpcParsedRequest, RpcReply, RpcReplyData, RpcRequest } from "./rpc.ts";
 export { defineRpc, RpcReplySchema, traceHeaderNames } from "./rpc.ts";

@@ -1,13 +1,19 @@
 // The shapes the gateway answers with from the ranking service's replies (contracts/src/ranking.ts). Every caller falls back when no ranking service answers
 // (`unavailable`): search order for rerank, no expansion, keys derived from search candidates.
-import type { Candidate, ExpandReply, MemorySignals, RankingFactors, SkipReason } from "@cairn/contracts";
+import type {
+  CandidateScores,
+  ExpandReply,
+  MemorySignals,
+  RankingFactors,
+  SkipReason,
+} from "@cairn/contracts";
 
 export type { SkipReason };
 
 export type ExpandReplyFields = Pick<ExpandReply, "skip" | "terms">;
 
 export type RankedCandidate = {
-  candidate: Candidate;
+  candidate: CandidateScores;
   score: number;
   /** Factor by factor and the signals behind them, when asked for and ranking gave them. */
   factors: RankingFactors | null;

@@ -48,23 +48,23 @@ async function rerank(
   // The same rule as `expand`, so a caller that skipped the expansion still gets nothing.
   const skip = skipReason(request.query, settings, now);
   if (skip) return { results: [], skip, position };
-  // The memories' terms come from ranking's own cards: nothing is analysed per query.
+  // The memories' terms, age and sentiment come from ranking's own cards: nothing is analysed
+  // per query and no document travels.
   const paths = ctx.layout.signals(tenant);
   const cards = await readCards(
     ctx.redis,
     paths.card,
     request.candidates.map((c) => c.id),
   );
-  const termsOf = (id: string) => cards.get(id)?.terms ?? [];
   const memories = request.candidates.map((c) => ({
     id: c.id,
     // Heat needs only the leading terms; this keeps one request small for 200 long candidates.
-    terms: termsOf(c.id).slice(0, 64),
+    terms: (cards.get(c.id)?.terms ?? []).slice(0, 64),
   }));
   const signals = await loadSignals(ctx, tenant, memories);
   const results = rerankCandidates({
     candidates: request.candidates,
-    termsOf,
+    memoryOf: (id) => cards.get(id),
     signals,
     weights: { ...defaultRankingWeights, ...settings.rankingWeights },
     now,

@@ -65,6 +65,21 @@ export function episodeOrder(doc: MemoryDocument): number {
   return doc.episode?.order ?? Date.parse(doc.createdAt);
 }
 
+/** The episode a memory was written in and its place there (what episode neighbours are found by). */
+export type EpisodePlace = { id: string; order: number };
+
+export function episodePlace(doc: MemoryDocument): EpisodePlace | null {
+  return doc.episode ? { id: doc.episode.id, order: episodeOrder(doc) } : null;
+}
+
+/** The place a hash's `episode` and `episode_order` fields hold (null without an episode). */
+export function placeOfFields(fields: ReadonlyMap<string, string>): EpisodePlace | null {
+  const tag = fields.get("episode");
+  const order = Number(fields.get("episode_order"));
+  if (!tag || !Number.isFinite(order)) return null;
+  return { id: Buffer.from(tag, "hex").toString("utf8"), order };
+}
+
 function millis(timestamp: string | null, fallback: number): string {
   return String(timestamp === null ? fallback : Date.parse(timestamp));
 }

@@ -20,10 +20,12 @@ import { memoryTerms } from "@cairn/text-analysis";
 import type { Redis } from "ioredis";
 import {
   documentFields,
-  episodeOrder,
+  type EpisodePlace,
+  episodePlace,
   identityTag,
   lexicalAnalysisVersion,
   lexicalSchema,
+  placeOfFields,
 } from "./lexical-index.ts";
 import { readStatistics, statisticsCommands, type TenantStatistics } from "./lexical-statistics.ts";
 import {
@@ -40,8 +42,8 @@ export type LexicalWrite =
   | { kind: "synonyms"; tenant: string; groups: string[][] }
   | { kind: "retrieval"; tenant: string; settings: RetrievalSettings };
 
-/** A match with RediSearch's score and its analysed terms (for exact BM25). */
-export type LexicalMatch = { id: string; score: number; terms: string[] };
+/** A match with RediSearch's score, its analysed terms (for exact BM25) and its place in its episode. */
+export type LexicalMatch = { id: string; score: number; terms: string[]; place: EpisodePlace | null };
 
 export type LexicalStore = {
   readonly module: RediSearchModule;
@@ -75,6 +77,15 @@ export type LexicalStore = {
    */
   match(generation: number, text: string, filters: readonly string[], limit: number): Promise<LexicalMatch[]>;
   /**
+   * For each memory at a place in an episode, the ids of the memories just before and just
+   * after it there that pass the filters (one round trip for all).
+   */
+  episodeNeighbourIds(
+    generation: number,
+    memories: readonly { id: string; place: EpisodePlace }[],
+    filters: readonly string[],
+  ): Promise<Map<string, string[]>>;
+  /**
    * For each document with an episode, the memories just before and just after it there that
    * pass the filters (one round trip for all).
    */
@@ -98,25 +109,26 @@ function parseDocument(json: unknown): MemoryDocument | null {
   return MemoryDocumentSchema.parse(JSON.parse(json));
 }
 
-/** FT.SEARCH replies as a flat list: total, then per hit key, [score], [field, value, ...]. */
+type SearchHit = { key: string; score: number; fields: Map<string, string> };
+
+/**
+ * FT.SEARCH replies as a flat list: total, then per hit key, [score], [field, value, ...]
+ * (no field list with NOCONTENT).
+ */
 function parseSearchReply(
   reply: unknown[],
-  withScores: boolean,
-): { key: string; score: number; json: unknown; terms: string }[] {
-  const hits: { key: string; score: number; json: unknown; terms: string }[] = [];
-  const step = withScores ? 3 : 2;
+  options: { withScores?: boolean; noContent?: boolean } = {},
+): SearchHit[] {
+  const hits: SearchHit[] = [];
+  const step = 1 + (options.withScores ? 1 : 0) + (options.noContent ? 0 : 1);
   for (let i = 1; i + step - 1 < reply.length; i += step) {
     const key = String(reply[i]);
-    const score = withScores ? Number(reply[i + 1]) : 0;
-    const fields = reply[i + step - 1] as unknown[] | null;
-    let json: unknown = null;
-    let terms = "";
-    for (let f = 0; fields && f + 1 < fields.length; f += 2) {
-      const name = String(fields[f]);
-      if (name === "json") json = fields[f + 1];
-      else if (name === "terms") terms = String(fields[f + 1] ?? "");
-    }
-    hits.push({ key, score, json, terms });
+    const score = options.withScores ? Number(reply[i + 1]) : 0;
+    const list = options.noContent ? null : (reply[i + step - 1] as unknown[] | null);
+    const fields = new Map<string, string>();
+    for (let f = 0; list && f + 1 < list.length; f += 2)
+      fields.set(String(list[f]), String(list[f + 1] ?? ""));
+    hits.push({ key, score, fields });
   }
   return hits;
 }
@@ -203,10 +215,18 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       "0",
       String(limit),
     )) as unknown[];
-    return parseSearchReply(reply, false).flatMap((hit) => {
-      const document = parseDocument(hit.json);
+    return parseSearchReply(reply).flatMap((hit) => {
+      const document = parseDocument(hit.fields.get("json"));
       return document ? [document] : [];
     });
+  }
+
+  /** The FT.SEARCH arguments of the memory just before or after a place in its episode. */
+  function neighbourQuery(g: number, place: EpisodePlace, filters: readonly string[], after: boolean) {
+    const episode = `@episode:{${identityTag(place.id)}}`;
+    const range = after ? `[(${place.order} +inf]` : `[-inf (${place.order}]`;
+    const query = [episode, `@episode_order:${range}`, ...filters].join(" ");
+    return [indexName(g), query, "SORTBY", "episode_order", after ? "ASC" : "DESC"];
   }
 
   return {
@@ -267,40 +287,71 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
         "SCORER",
         bm25Scorer(module),
         "RETURN",
-        "2",
-        "terms",
-        ...(current ? ["terms"] : ["json"]),
+        "3",
+        current ? "terms" : "json",
+        "episode",
+        "episode_order",
         "LIMIT",
         "0",
         String(limit),
       )) as unknown[];
       const prefix = docPrefix(g);
-      return parseSearchReply(reply, true).map((hit) => {
-        const stale = current ? null : parseDocument(hit.json);
-        const terms = stale ? memoryTerms(stale) : hit.terms === "" ? [] : hit.terms.split(" ");
-        return { id: hit.key.slice(prefix.length), score: hit.score, terms };
+      return parseSearchReply(reply, { withScores: true }).map((hit) => {
+        const stale = current ? null : parseDocument(hit.fields.get("json"));
+        const text = hit.fields.get("terms") ?? "";
+        const terms = stale ? memoryTerms(stale) : text === "" ? [] : text.split(" ");
+        return {
+          id: hit.key.slice(prefix.length),
+          score: hit.score,
+          terms,
+          place: placeOfFields(hit.fields),
+        };
       });
+    },
+    async episodeNeighbourIds(g, memories, filters) {
+      const out = new Map<string, string[]>();
+      if (memories.length === 0) return out;
+      const pipeline = redis.pipeline();
+      for (const { place } of memories) {
+        for (const after of [false, true]) {
+          pipeline.call(
+            "FT.SEARCH",
+            ...neighbourQuery(g, place, filters, after),
+            "NOCONTENT",
+            "LIMIT",
+            "0",
+            "1",
+          );
+        }
+      }
+      const replies = (await pipeline.exec()) ?? [];
+      const prefix = docPrefix(g);
+      memories.forEach(({ id }, i) => {
+        const found: string[] = [];
+        for (const [error, reply] of [replies[2 * i], replies[2 * i + 1]].filter((r) => r !== undefined)) {
+          if (error) throw error;
+          for (const hit of parseSearchReply(reply as unknown[], { noContent: true })) {
+            const neighbour = hit.key.slice(prefix.length);
+            if (neighbour !== id) found.push(neighbour);
+          }
+        }
+        out.set(id, found);
+      });
+      return out;
     },
     async episodeNeighbours(g, documents, filters) {
       const out = new Map<string, MemoryDocument[]>();
-      const asked = documents.filter((d) => d.episode);
+      const asked = documents.flatMap((d) => {
+        const place = episodePlace(d);
+        return place ? [{ document: d, place }] : [];
+      });
       if (asked.length === 0) return out;
       const pipeline = redis.pipeline();
-      for (const doc of asked) {
-        const order = episodeOrder(doc);
-        const episode = `@episode:{${identityTag((doc.episode as { id: string }).id)}}`;
-        for (const [range, direction] of [
-          [`[-inf (${order}]`, "DESC"],
-          [`[(${order} +inf]`, "ASC"],
-        ] as const) {
-          const query = [episode, `@episode_order:${range}`, ...filters].join(" ");
+      for (const { place } of asked) {
+        for (const after of [false, true]) {
           pipeline.call(
             "FT.SEARCH",
-            indexName(g),
-            query,
-            "SORTBY",
-            "episode_order",
-            direction,
+            ...neighbourQuery(g, place, filters, after),
             "RETURN",
             "1",
             "json",
@@ -311,12 +362,12 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
         }
       }
       const replies = (await pipeline.exec()) ?? [];
-      asked.forEach((doc, i) => {
+      asked.forEach(({ document: doc }, i) => {
         const found: MemoryDocument[] = [];
         for (const [error, reply] of [replies[2 * i], replies[2 * i + 1]].filter((r) => r !== undefined)) {
           if (error) throw error;
-          for (const hit of parseSearchReply(reply as unknown[], false)) {
-            const neighbour = parseDocument(hit.json);
+          for (const hit of parseSearchReply(reply as unknown[])) {
+            const neighbour = parseDocument(hit.fields.get("json"));
             if (neighbour && neighbour.id !== doc.id) found.push(neighbour);
           }
         }
