@@ -44,7 +44,7 @@ import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
 import { connect } from "@nats-io/transport-node";
 import pg from "pg";
 import { type ServiceProcess, spawnService } from "../helpers/service-processes.ts";
-import { type Latency, mcpClient, mcpTool, measure, restSearch, rssMb } from "./lib/full-recall.ts";
+import { cpuMsOf, type Latency, mcpClient, mcpTool, measure, restSearch, rssMb } from "./lib/full-recall.ts";
 import {
   hotFunctions,
   profilingEnv,
@@ -243,6 +243,11 @@ type SizeResult = {
     concurrent: Latency & { clients: number };
   };
   rssMb: Record<string, number | null>;
+  /**
+   * CPU time each process spent per full recall (REST search, 1 client), the recall record's
+   * writing and projection included: unlike latency, hardly moved by other load on the machine.
+   */
+  cpuMsPerRecall: Record<string, number | null>;
   writeToSearchable: { p50: number; p99: number };
   /** With `--profile`: the Postgres statements that took the most time in the query phases. */
   statements?: StatementStat[];
@@ -429,8 +434,26 @@ async function benchSize(
 
     // 5. The full recall through the gateway, as a user waits for it.
     const tenantKey = () => keysOf.get(pick(rand, tenants)) as string;
+    const pids: Record<string, number | undefined> = {
+      ...Object.fromEntries(processes.map((p) => [p.name, p.child.pid])),
+      redis: redis.pid,
+      postgres: postgres.pid,
+      nats: nats.pid,
+    };
+    const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMsOf(pid)]));
     const rest = await measure(`REST search ${size}`, queries, 1, () =>
       restSearch(baseUrl, tenantKey(), queryText(rand)),
+    );
+    // `measure` warms up with up to 20 calls first: they count too.
+    const recalls = queries + Math.min(20, queries);
+    const cpuMsPerRecall = Object.fromEntries(
+      Object.entries(pids).map(([name, pid]) => {
+        const before = cpuBefore[name];
+        const after = cpuMsOf(pid);
+        const per =
+          before === null || before === undefined || after === null ? null : (after - before) / recalls;
+        return [name, per === null ? null : Math.round(per * 100) / 100];
+      }),
     );
     const sessions = await Promise.all(
       tenants.map(async (t) => [t, await mcpClient(baseUrl, keysOf.get(t) as string)] as const),
@@ -483,6 +506,7 @@ async function benchSize(
       query,
       fullRecall: { rest, mcp, context, concurrent: { ...concurrent, clients } },
       rssMb: rss,
+      cpuMsPerRecall,
       writeToSearchable: { p50: percentile(samples, 50), p99: percentile(samples, 99) },
       ...(statements === undefined ? {} : { statements }),
     };
@@ -602,6 +626,15 @@ export async function run(args: string[]): Promise<void> {
       p50_ms: "",
       p99_ms: "",
       rate: `${Math.round(r.rebuild.signals)} / ${Math.round(r.rebuild.keys)} events/s`,
+    },
+    {
+      memories: r.memories,
+      measure: "CPU ms per recall (REST, 1 client)",
+      p50_ms: "",
+      p99_ms: "",
+      rate: Object.entries(r.cpuMsPerRecall)
+        .map(([name, ms]) => `${name} ${ms ?? "?"}`)
+        .join(", "),
     },
     {
       memories: r.memories,

@@ -3,10 +3,9 @@ import { getTracer, recallStageHistogram, startSpan } from "@cairn/telemetry";
 import type { z } from "zod";
 import { skipReason } from "../expansion/skip-rules.ts";
 import { readCards } from "../projections/memory-card/memory-card.ts";
-import { readTenantSettings } from "../projections/signals/signals-projection.ts";
 import { rerankCandidates } from "../rerank/rerank-candidates.ts";
 import { loadSignals } from "./load-signals.ts";
-import type { RequestContext } from "./ranking-context.ts";
+import type { RequestContext, TenantView } from "./ranking-context.ts";
 
 const tracer = getTracer("@cairn/ranking");
 // The recall stages share one histogram: search records lexical, vector and fusion, ranking
@@ -14,7 +13,10 @@ const tracer = getTracer("@cairn/ranking");
 const stageDuration = recallStageHistogram();
 
 /** `cairn.ranking.rerank`, in a `rerank` span with the candidate and result counts. */
-export function handleRerank(ctx: RequestContext, request: z.infer<typeof RerankRequestSchema>) {
+export function handleRerank(
+  ctx: RequestContext & { tenant: TenantView },
+  request: z.infer<typeof RerankRequestSchema>,
+) {
   const started = performance.now();
   return startSpan(
     tracer,
@@ -38,12 +40,12 @@ export function handleRerank(ctx: RequestContext, request: z.infer<typeof Rerank
 }
 
 async function rerank(
-  ctx: RequestContext,
+  ctx: RequestContext & { tenant: TenantView },
   request: z.infer<typeof RerankRequestSchema>,
 ): Promise<RerankReply> {
   const { position } = ctx;
   const tenant = request.principal.tenant;
-  const settings = await readTenantSettings(ctx.redis, ctx.layout.signals(tenant).settings);
+  const { settings } = ctx.tenant;
   const now = ctx.clock();
   // The same rule as `expand`, so a caller that skipped the expansion still gets nothing.
   const skip = skipReason(request.query, settings, now);

@@ -25,8 +25,9 @@ import {
 } from "@cairn/contracts";
 import { waitForPosition } from "@cairn/projection-runtime";
 import { type Attributes, getTracer, recallStageHistogram, type Span, startSpan } from "@cairn/telemetry";
-import { bm25Score, queryCoverage } from "@cairn/text-analysis";
+import { prepareBm25 } from "@cairn/text-analysis";
 import type { EpisodePlace } from "../projections/lexical/lexical-index.ts";
+import type { TenantView } from "../projections/lexical/lexical-store.ts";
 import { fuseRelevance, type RankedHit } from "./fuse-relevance.ts";
 import { lexicalText } from "./lexical-query.ts";
 import { loadDocuments } from "./load-documents.ts";
@@ -120,10 +121,34 @@ function fuse(
   );
 }
 
+/**
+ * The tenant's view of the lexical read model (serving generation, synonyms, retrieval
+ * settings), read once per request and again only when a rebuild dropped the generation read.
+ */
+type TenantViews = { current(): Promise<TenantView>; refresh(): Promise<TenantView> };
+
+function tenantViews(models: ReadModels, tenant: string): TenantViews {
+  const read = () => {
+    const view = models.lexical.tenantView(tenant);
+    // Read now, awaited by whichever stage needs it first; a failure is that stage's.
+    view.catch(() => undefined);
+    return view;
+  };
+  let latest = read();
+  return {
+    current: () => latest,
+    refresh: () => {
+      latest = read();
+      return latest;
+    },
+  };
+}
+
 async function lexicalOnce(
   models: ReadModels,
   request: ParsedCandidatesRequest,
   limit: number,
+  view: TenantView,
 ): Promise<LexicalOutcome> {
   const none = (synonymsApplied: string[] = []): LexicalOutcome => ({
     hits: [],
@@ -131,7 +156,7 @@ async function lexicalOnce(
     scoreOf: noScore,
     coverageOf: noCoverage,
   });
-  const g = await models.lexical.activeGeneration();
+  const g = view.generation;
   if (g === null) return none();
   if (isListing(request)) {
     // A listing: the filters alone, newest first (no text to score).
@@ -147,8 +172,7 @@ async function lexicalOnce(
     };
   }
   const tenant = request.principal.tenant;
-  const synonyms = await models.lexical.loadSynonyms(g, tenant);
-  const text = lexicalText(request.query, request.expansions, synonyms);
+  const text = lexicalText(request.query, request.expansions, view.synonyms);
   const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
   if (text.clause === null || filters === null) return none(text.synonymsApplied);
   const [pool, stats] = await Promise.all([
@@ -162,20 +186,21 @@ async function lexicalOnce(
   // A memory outside the pool holds none of the query's terms, or too little to be among the
   // pool's matches: its lexical score and coverage count as none (no analysis per query).
   const pooled = new Map(pool.map((hit) => [hit.id, hit]));
+  const bm25 = prepareBm25(text.weighted, stats);
   const scores = new Map<string, number>();
   const scoreOf = (id: string) => {
     const hit = pooled.get(id);
     if (!hit) return 0;
     let score = scores.get(id);
     if (score === undefined) {
-      score = bm25Score(text.weighted, hit.terms, stats);
+      score = bm25.score(hit.terms);
       scores.set(id, score);
     }
     return score;
   };
   const coverageOf = (id: string) => {
     const hit = pooled.get(id);
-    return hit ? queryCoverage(text.weighted, new Set(hit.terms), stats) : 0;
+    return hit ? bm25.coverage(hit.terms) : 0;
   };
   const hits = pool
     .map((hit, order) => ({ id: hit.id, score: scoreOf(hit.id), place: hit.place, order }))
@@ -190,12 +215,15 @@ async function lexicalCandidates(
   models: ReadModels,
   request: ParsedCandidatesRequest,
   limit: number,
+  views: TenantViews,
 ): Promise<LexicalOutcome> {
   return stage(
     "lexical",
     async (span) => {
       try {
-        const outcome = await onActiveGeneration(() => lexicalOnce(models, request, limit));
+        const outcome = await onActiveGeneration(async (attempt) =>
+          lexicalOnce(models, request, limit, await (attempt === 0 ? views.current() : views.refresh())),
+        );
         span.setAttribute("cairn.candidates.count", outcome.hits.length);
         return outcome;
       } catch (error) {
@@ -206,11 +234,26 @@ async function lexicalCandidates(
   );
 }
 
-async function vectorOnce(models: ReadModels, request: ParsedCandidatesRequest, limit: number) {
-  const generation = await models.vector.servingGeneration();
+/**
+ * How long a query that asks for no position may use the vector generation it read before (a
+ * switched-away generation is dropped only after the rebuild's drop delay, 2 s by default).
+ */
+const servingGenerationMaxAgeMs = 500;
+
+async function vectorOnce(
+  models: ReadModels,
+  request: ParsedCandidatesRequest,
+  limit: number,
+  attempt: number,
+) {
+  const fresh = attempt > 0 || request.afterPosition !== undefined;
   const started = performance.now();
-  const [vector] = await models.queryEmbedder.embed([request.query]);
-  stageDuration.record((performance.now() - started) / 1000, { stage: "embed" });
+  const [generation, [vector]] = await Promise.all([
+    models.vector.servingGeneration({ maxAgeMs: fresh ? 0 : servingGenerationMaxAgeMs }),
+    models.queryEmbedder.embed([request.query]).finally(() => {
+      stageDuration.record((performance.now() - started) / 1000, { stage: "embed" });
+    }),
+  ]);
   const hits = await models.vectorRows.search(
     generation,
     vector as number[],
@@ -225,7 +268,7 @@ async function vectorCandidates(models: ReadModels, request: ParsedCandidatesReq
     "vector",
     async (span) => {
       try {
-        const outcome = await onActiveGeneration(() => vectorOnce(models, request, limit));
+        const outcome = await onActiveGeneration((attempt) => vectorOnce(models, request, limit, attempt));
         span.setAttribute("cairn.candidates.count", outcome.hits.length);
         span.setAttribute("cairn.embedding.model", outcome.model);
         return outcome;
@@ -242,6 +285,7 @@ async function episodeSpread(
   models: ReadModels,
   request: ParsedCandidatesRequest,
   retrieval: RetrievalSettings,
+  views: TenantViews,
 ): Promise<SpreadOptions | undefined> {
   if (!request.episodes || retrieval.episodeSpread <= 0 || isListing(request)) return undefined;
   const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
@@ -250,7 +294,7 @@ async function episodeSpread(
     spread: retrieval.episodeSpread,
     sources: Math.min(request.candidateK, maxEpisodeSources),
     neighbours: async (memories) => {
-      const g = await models.lexical.activeGeneration();
+      const g = (await views.current()).generation;
       return g === null ? new Map() : models.lexical.episodeNeighbourIds(g, memories, filters);
     },
   };
@@ -260,10 +304,9 @@ async function episodeSpread(
 const maxEpisodeSources = 30;
 
 /** The tenant's retrieval settings, kept by the lexical read model (defaults when it is away). */
-async function retrievalOf(models: ReadModels, tenant: string): Promise<RetrievalSettings> {
+async function retrievalOf(views: TenantViews): Promise<RetrievalSettings> {
   try {
-    const g = await models.lexical.activeGeneration();
-    return g === null ? defaultRetrievalSettings : await models.lexical.loadRetrieval(g, tenant);
+    return (await views.current()).retrieval;
   } catch {
     return defaultRetrievalSettings;
   }
@@ -337,15 +380,16 @@ export async function rankCandidates(models: ReadModels, asked: ParsedCandidates
   );
   const positions = Object.fromEntries(Object.entries(waited).filter(([n]) => !down.has(n as RetrieverName)));
   const k = request.candidateK;
-  const retrieval = await retrievalOf(models, request.principal.tenant);
+  const views = tenantViews(models, request.principal.tenant);
+  const retrieval = await retrievalOf(views);
   const relevance = (vectorWeight: number): Relevance => ({
     vectorWeight,
     floor: retrieval.relevanceFloor,
     closeSimilarity: models.queryEmbedder.closeSimilarity,
   });
-  const episodes = await episodeSpread(models, request, retrieval);
+  const episodes = await episodeSpread(models, request, retrieval, views);
   if (request.mode === "lexical") {
-    const lexical = await lexicalCandidates(models, request, k);
+    const lexical = await lexicalCandidates(models, request, k, views);
     return {
       ...(await fuse(lexical, null, k, relevance(0), episodes)),
       position: positions.lexical ?? 0,
@@ -370,7 +414,7 @@ export async function rankCandidates(models: ReadModels, asked: ParsedCandidates
   const depth = Math.min(500, k * 2);
   const skipped = (name: RetrieverName) => Promise.reject(down.get(name));
   const [lexical, vector] = await Promise.allSettled([
-    down.has("lexical") ? skipped("lexical") : lexicalCandidates(models, request, depth),
+    down.has("lexical") ? skipped("lexical") : lexicalCandidates(models, request, depth, views),
     down.has("vector") ? skipped("vector") : vectorCandidates(models, request, depth),
   ]);
   if (lexical.status === "rejected" && vector.status === "rejected") throw lexical.reason as CairnError;
@@ -396,7 +440,7 @@ export async function rankCandidates(models: ReadModels, asked: ParsedCandidates
       lexical.status === "fulfilled" ? episodes : undefined,
     )),
     position: Math.min(...used.map((n) => positions[n] ?? 0)),
-    positions,
+    positions: Object.fromEntries(used.map((n) => [n, positions[n] ?? 0])),
     embeddingModel: vector.status === "fulfilled" ? vector.value.model : null,
     synonymsApplied: lexical.status === "fulfilled" ? lexical.value.synonymsApplied : [],
     unavailable,

@@ -16,6 +16,7 @@ import {
   type RedisCommand,
   type RedisGenerations,
 } from "@cairn/projection-runtime";
+import { getTracer, startBatchSpan } from "@cairn/telemetry";
 import { memoryTerms } from "@cairn/text-analysis";
 import type { Redis } from "ioredis";
 import {
@@ -45,10 +46,15 @@ export type LexicalWrite =
 /** A match with RediSearch's score, its analysed terms (for exact BM25) and its place in its episode. */
 export type LexicalMatch = { id: string; score: number; terms: string[]; place: EpisodePlace | null };
 
+/** What a query of a tenant reads first: the serving generation and the tenant's settings in it. */
+export type TenantView = { generation: number | null; synonyms: string[][]; retrieval: RetrievalSettings };
+
 export type LexicalStore = {
   readonly module: RediSearchModule;
   readonly generations: RedisGenerations;
   activeGeneration(): Promise<number | null>;
+  /** The serving generation with the tenant's synonyms and retrieval settings, in one round trip. */
+  tenantView(tenant: string): Promise<TenantView>;
   checkpoint(generation: number): Promise<number>;
   loadDocuments(generation: number, ids: readonly string[]): Promise<Map<string, MemoryDocument>>;
   loadDocument(generation: number, id: string): Promise<MemoryDocument | null>;
@@ -103,6 +109,36 @@ export type LexicalStore = {
 };
 
 export type LexicalStoreOptions = { redis: Redis; module: RediSearchModule; prefix: string };
+
+/**
+ * KEYS: the active generation's pointer. ARGV: the generations' base key, the tenant. Answers
+ * the generation and the tenant's synonyms and retrieval settings in it (nil when absent).
+ */
+const tenantViewScript = `
+local g = redis.call('GET', KEYS[1])
+if not g then return {false, false, false} end
+local prefix = ARGV[1] .. 'g' .. g .. ':'
+return {g, redis.call('HGET', prefix .. 'synonyms', ARGV[2]), redis.call('HGET', prefix .. 'retrieval', ARGV[2])}
+`;
+
+const tracer = getTracer("@cairn/search");
+
+/** Runs a pipeline of reads as one span (`redis <what>`), not one span per command. */
+function readInOneSpan(what: string, pipeline: ReturnType<Redis["pipeline"]>) {
+  return startBatchSpan(tracer, `redis ${what}`, () => pipeline.exec(), {
+    attributes: { "db.system": "redis", "cairn.redis.commands": pipeline.length },
+  });
+}
+
+function parseSynonyms(json: string | null): string[][] {
+  return json === null ? [] : (JSON.parse(json) as string[][]);
+}
+
+function parseRetrieval(json: string | null): RetrievalSettings {
+  if (json === null) return defaultRetrievalSettings;
+  const parsed = RetrievalSettingsSchema.safeParse(JSON.parse(json));
+  return parsed.success ? parsed.data : defaultRetrievalSettings;
+}
 
 function parseDocument(json: unknown): MemoryDocument | null {
   if (typeof json !== "string") return null;
@@ -235,13 +271,27 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     indexName,
     docKey,
     activeGeneration: () => generations.active(),
+    async tenantView(tenant) {
+      const [g, synonyms, retrieval] = (await redis.eval(
+        tenantViewScript,
+        1,
+        `${base}active`,
+        base,
+        tenant,
+      )) as (string | null)[];
+      return {
+        generation: g === null || g === undefined ? null : Number(g),
+        synonyms: parseSynonyms(synonyms ?? null),
+        retrieval: parseRetrieval(retrieval ?? null),
+      };
+    },
     checkpoint: (g) => generations.checkpoint(g),
     async loadDocuments(g, ids) {
       const out = new Map<string, MemoryDocument>();
       if (ids.length === 0) return out;
       const pipeline = redis.pipeline();
       for (const id of ids) pipeline.hget(docKey(g, id), "json");
-      const results = (await pipeline.exec()) ?? [];
+      const results = (await readInOneSpan("documents", pipeline)) ?? [];
       results.forEach(([error, json], i) => {
         if (error) throw error;
         const doc = parseDocument(json);
@@ -253,14 +303,10 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       return parseDocument(await redis.hget(docKey(g, id), "json"));
     },
     async loadSynonyms(g, tenant) {
-      const json = await redis.hget(synonymsKey(g), tenant);
-      return json === null ? [] : (JSON.parse(json) as string[][]);
+      return parseSynonyms(await redis.hget(synonymsKey(g), tenant));
     },
     async loadRetrieval(g, tenant) {
-      const json = await redis.hget(retrievalKey(g), tenant);
-      if (json === null) return defaultRetrievalSettings;
-      const parsed = RetrievalSettingsSchema.safeParse(JSON.parse(json));
-      return parsed.success ? parsed.data : defaultRetrievalSettings;
+      return parseRetrieval(await redis.hget(retrievalKey(g), tenant));
     },
     statistics: (g, tenant, terms) => readStatistics(redis, statsKey(g)(tenant), terms),
     async commit(g, writer, expected, next, writes) {
@@ -324,7 +370,7 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
           );
         }
       }
-      const replies = (await pipeline.exec()) ?? [];
+      const replies = (await readInOneSpan("episode neighbours", pipeline)) ?? [];
       const prefix = docPrefix(g);
       memories.forEach(({ id }, i) => {
         const found: string[] = [];
@@ -361,7 +407,7 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
           );
         }
       }
-      const replies = (await pipeline.exec()) ?? [];
+      const replies = (await readInOneSpan("episode neighbours", pipeline)) ?? [];
       asked.forEach(({ document: doc }, i) => {
         const found: MemoryDocument[] = [];
         for (const [error, reply] of [replies[2 * i], replies[2 * i + 1]].filter((r) => r !== undefined)) {
