@@ -89,9 +89,9 @@ function millis(timestamp: string | null, fallback: number): string {
  * value that does not parse leaves the whole document out of the index), and `json` holds the
  * full document for reads by id.
  */
-export function documentFields(doc: MemoryDocument): string[] {
+export function documentFields(doc: MemoryDocument, terms: readonly string[] = documentTerms(doc)): string[] {
   const fields: string[] = [
-    ...["terms", documentTerms(doc).join(" ")],
+    ...["terms", terms.join(" ")],
     ...["tags", tags(doc.tags)],
     ...["entity_tags", tags(doc.entities.map((e) => e.text))],
     ...["key_tags", tags(doc.keys)],

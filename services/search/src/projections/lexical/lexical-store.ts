@@ -21,6 +21,7 @@ import { memoryTerms } from "@cairn/text-analysis";
 import type { Redis } from "ioredis";
 import {
   documentFields,
+  documentTerms,
   type EpisodePlace,
   episodePlace,
   identityTag,
@@ -226,10 +227,16 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     },
   });
 
+  /**
+   * The terms of documents this store read, as the index holds them (what they added to the
+   * statistics), so a change takes back exactly that without analysing the old text again.
+   */
+  const storedTerms = new WeakMap<MemoryDocument, readonly string[]>();
+
   /** A document as Redis commands: FT.ADD on 1.x; on 2.x a fresh hash the index follows. */
-  function documentCommands(g: number, doc: MemoryDocument): RedisCommand[] {
+  function documentCommands(g: number, doc: MemoryDocument, terms: readonly string[]): RedisCommand[] {
     const key = docKey(g, doc.id);
-    const fields = documentFields(doc);
+    const fields = documentFields(doc, terms);
     if (module.generation === 1)
       return [["FT.ADD", indexName(g), key, "1.0", "REPLACE", "FIELDS", ...fields]];
     return [
@@ -290,12 +297,15 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       const out = new Map<string, MemoryDocument>();
       if (ids.length === 0) return out;
       const pipeline = redis.pipeline();
-      for (const id of ids) pipeline.hget(docKey(g, id), "json");
+      for (const id of ids) pipeline.hmget(docKey(g, id), "json", "terms");
       const results = (await readInOneSpan("documents", pipeline)) ?? [];
-      results.forEach(([error, json], i) => {
+      results.forEach(([error, values], i) => {
         if (error) throw error;
+        const [json, terms] = values as (string | null)[];
         const doc = parseDocument(json);
-        if (doc) out.set(ids[i] as string, doc);
+        if (!doc) return;
+        out.set(ids[i] as string, doc);
+        if (typeof terms === "string") storedTerms.set(doc, terms === "" ? [] : terms.split(" "));
       });
       return out;
     },
@@ -310,13 +320,23 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     },
     statistics: (g, tenant, terms) => readStatistics(redis, statsKey(g)(tenant), terms),
     async commit(g, writer, expected, next, writes) {
+      // Each document is analysed once: for its index entry and for the statistics.
+      const analysed = new Map<MemoryDocument, readonly string[]>();
+      const termsOf = (doc: MemoryDocument): readonly string[] => {
+        let terms = analysed.get(doc) ?? storedTerms.get(doc);
+        if (terms === undefined) {
+          terms = documentTerms(doc);
+          analysed.set(doc, terms);
+        }
+        return terms;
+      };
       const commands = writes.flatMap((w): RedisCommand[] => {
-        if (w.kind === "document") return documentCommands(g, w.document);
+        if (w.kind === "document") return documentCommands(g, w.document, termsOf(w.document));
         if (w.kind === "synonyms") return [["HSET", synonymsKey(g), w.tenant, JSON.stringify(w.groups)]];
         return [["HSET", retrievalKey(g), w.tenant, JSON.stringify(w.settings)]];
       });
       const changes = writes.flatMap((w) => (w.kind === "document" ? [w] : []));
-      commands.push(...(await statisticsCommands(redis, statsKey(g), changes)));
+      commands.push(...(await statisticsCommands(redis, statsKey(g), changes, termsOf)));
       return generations.commit(g, writer, expected, next, commands);
     },
     hasCurrentAnalysis,

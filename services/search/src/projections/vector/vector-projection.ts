@@ -96,7 +96,8 @@ export function createVectorProjection(options: {
       async write(g, writer, expected, next, fold) {
         const gen = await generationInfo(g);
         if (gen.model !== embedder.model) throw new EmbeddingModelMismatchError(gen.model, embedder.model);
-        const stored = await rows.loadRows(gen, [...fold.documents.keys()]);
+        // Only a memory that had a document before the batch can have an embedding to keep.
+        const stored = await rows.loadRows(gen, [...fold.previous.keys()]);
         const upserts: VectorUpsert[] = [];
         const toEmbed: { index: number; text: string; owner: string | undefined }[] = [];
         const purged: string[] = [];
