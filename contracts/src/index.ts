@@ -39,10 +39,10 @@ export {
   currentSchemaVersion,
   eventSchemas,
   eventStreamName,
-  eventSubject,
   eventSubjectPrefix,
   eventTypes,
   isEventType,
+  relaySubject,
   streamTypeOf,
 } from "./events/catalog.ts";
 export type { DecodedEvent, DecodedEventOf, EventDecodeReason } from "./events/decode-event.ts";
@@ -53,9 +53,10 @@ export {
   eventDecodeReasons,
   isEventDecodeError,
 } from "./events/decode-event.ts";
-export type { EventMeta, StoredEvent, StreamType } from "./events/envelope.ts";
+export type { EventMeta, RelayedEvents, StoredEvent, StreamType } from "./events/envelope.ts";
 export {
   EventMetaSchema,
+  RelayedEventsSchema,
   StoredEventSchema,
   StreamTypeSchema,
   streamIdFor,
@@ -251,9 +252,11 @@ export {
   searchSubjects,
 } from "./queries.ts";
 export type {
+  AnswerKind,
   ExpandReply,
   ExpandRequest,
   Expansion,
+  IntentMatch,
   KeyedMemory,
   KeyMatch,
   KeysReadReply,
@@ -273,11 +276,14 @@ export type {
   SkipReason,
 } from "./ranking.ts";
 export {
+  AnswerKindSchema,
+  answerKinds,
   defaultRankingWeights,
   defaultTenantSettings,
   ExpandReplySchema,
   ExpandRequestSchema,
   ExpansionSchema,
+  IntentMatchSchema,
   KeyedMemorySchema,
   KeyMatchSchema,
   KeysReadReplySchema,

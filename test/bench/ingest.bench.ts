@@ -9,7 +9,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
-import { call, connectBus } from "@cairn/bus";
+import { call, connectBus, decodeRelayedEvents, eventHeaderNames } from "@cairn/bus";
 import {
   type CommandName,
   commandRpc,
@@ -22,9 +22,10 @@ import {
 // The fixtures' own modules: the package index also loads vitest's `infraTest`, which only
 // works inside a vitest run.
 import { startNats, startPostgres, waitFor } from "@cairn/testing/servers";
-import { jetstreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import pg from "pg";
+import { cpuSeconds } from "./lib/process-cpu.ts";
 import { percentile, progress, type Row, report } from "./lib/report.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -64,7 +65,12 @@ type Phase = {
   errors: number;
   seconds: number;
   relayedSeconds: number;
+  /** CPU milliseconds per acknowledged write, by process (ingest, postgres, nats, client). */
+  cpuMsPerWrite: Record<string, number>;
 };
+
+/** CPU seconds used so far, by process. */
+type CpuSampler = () => Record<string, number>;
 
 async function lastPositionInLog(pool: pg.Pool): Promise<number> {
   const { rows } = await pool.query<{ max: string | null }>("select max(position) as max from cairn_events");
@@ -76,7 +82,38 @@ async function lastPositionInJetStream(nc: NatsConnection): Promise<{ position: 
   const info = await jsm.streams.info(eventStreamName).catch(() => undefined);
   if (!info || info.state.messages === 0) return { position: 0, messages: 0 };
   const last = await jsm.streams.getMessage(eventStreamName, { seq: info.state.last_seq });
-  return { position: Number(last?.header.get("Cairn-Position") ?? 0), messages: info.state.messages };
+  return {
+    position: Number(last?.header.get(eventHeaderNames.position) ?? 0),
+    messages: info.state.messages,
+  };
+}
+
+/**
+ * The events JetStream holds (a message carries a commit's events), and whether each is there
+ * once and in log order: read through an ordered consumer.
+ */
+async function eventsInJetStream(nc: NatsConnection): Promise<{ events: number; inOrderOnce: boolean }> {
+  const { messages } = await lastPositionInJetStream(nc);
+  if (messages === 0) return { events: 0, inOrderOnce: true };
+  const consumer = await jetstream(nc).consumers.get(eventStreamName);
+  let events = 0;
+  let last = 0;
+  let inOrderOnce = true;
+  for (let read = 0; read < messages; ) {
+    const batch = await consumer.fetch({ max_messages: Math.min(1000, messages - read), expires: 5000 });
+    let got = 0;
+    for await (const m of batch) {
+      got += 1;
+      for (const e of decodeRelayedEvents(m).events) {
+        if (e.position <= last) inOrderOnce = false;
+        last = e.position;
+        events += 1;
+      }
+    }
+    if (got === 0) break;
+    read += got;
+  }
+  return { events, inOrderOnce };
 }
 
 async function runPhase(
@@ -85,9 +122,11 @@ async function runPhase(
   concurrency: number,
   nc: NatsConnection,
   pool: pg.Pool,
+  cpu: CpuSampler,
   write: (worker: number, n: number) => Promise<WriteResult>,
 ): Promise<Phase> {
   const latencies: number[] = [];
+  const cpuBefore = cpu();
   let errors = 0;
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -120,6 +159,8 @@ async function runPhase(
     description: "the relay to publish every event",
   });
   const relayed = performance.now();
+  const cpuAfter = cpu();
+  const writes = Math.max(1, latencies.length);
   return {
     name,
     latencies,
@@ -127,6 +168,12 @@ async function runPhase(
     errors,
     seconds: (acked - started) / 1000,
     relayedSeconds: (relayed - started) / 1000,
+    cpuMsPerWrite: Object.fromEntries(
+      Object.entries(cpuAfter).map(([process, seconds]) => [
+        process,
+        Number(((1000 * (seconds - (cpuBefore[process] ?? 0))) / writes).toFixed(3)),
+      ]),
+    ),
   };
 }
 
@@ -167,6 +214,16 @@ export async function run(args: string[]): Promise<void> {
         description: "ingest to answer its health check",
       });
     }
+    // The relay runs inside ingest: its CPU counts with ingest's.
+    const cpu: CpuSampler = () => {
+      const own = process.cpuUsage();
+      return {
+        ingest: children.reduce((sum, c) => sum + (cpuSeconds(c.pid) ?? 0), 0),
+        postgres: cpuSeconds(postgres.pid, { children: true }) ?? 0,
+        nats: cpuSeconds(nats.pid) ?? 0,
+        client: (own.user + own.system) / 1e6,
+      };
+    };
     const send = (name: CommandName, payload: unknown) =>
       call(client, commandRpc(name) as RpcDefinition, payload, { timeoutMs: 30_000 }) as Promise<WriteResult>;
 
@@ -178,7 +235,7 @@ export async function run(args: string[]): Promise<void> {
       });
     }
 
-    const create = await runPhase("create", seconds, concurrency, client, pool, (_w, n) =>
+    const create = await runPhase("create", seconds, concurrency, client, pool, cpu, (_w, n) =>
       send("memory.create", {
         principal,
         memory: {
@@ -200,7 +257,7 @@ export async function run(args: string[]): Promise<void> {
       ),
     );
     const versions = owned.map((o) => o.version);
-    const update = await runPhase("update", seconds, concurrency, client, pool, async (w, n) => {
+    const update = await runPhase("update", seconds, concurrency, client, pool, cpu, async (w, n) => {
       const result = await send("memory.update", {
         principal,
         id: owned[w]?.id,
@@ -212,16 +269,29 @@ export async function run(args: string[]): Promise<void> {
     });
 
     // Latency of a single client's writes, without queueing behind other clients.
-    const single = await runPhase("create, 1 client", Math.max(2, seconds / 2), 1, client, pool, (_w, n) =>
-      send("memory.create", {
-        principal,
-        memory: { slot: `single-${n}`, kind: "decision", content: `single ${content(n)}`, keys: ["single"] },
-      }),
+    const single = await runPhase(
+      "create, 1 client",
+      Math.max(2, seconds / 2),
+      1,
+      client,
+      pool,
+      cpu,
+      (_w, n) =>
+        send("memory.create", {
+          principal,
+          memory: {
+            slot: `single-${n}`,
+            kind: "decision",
+            content: `single ${content(n)}`,
+            keys: ["single"],
+          },
+        }),
     );
 
     const { rows } = await pool.query<{ count: string }>("select count(*) from cairn_events");
     const inLog = Number(rows[0]?.count);
-    const { messages } = await lastPositionInJetStream(client);
+    const relayed = await eventsInJetStream(client);
+    const messages = relayed.events;
     const phases = [create, update, single];
     const rowsOut: Row[] = phases.map((p) => ({
       phase: p.name,
@@ -232,6 +302,7 @@ export async function run(args: string[]): Promise<void> {
       "relayed writes/s": Math.round(p.writes / p.relayedSeconds),
       "p50 ms": Number(percentile(p.latencies, 50).toFixed(2)),
       "p99 ms": Number(percentile(p.latencies, 99).toFixed(2)),
+      ...Object.fromEntries(Object.entries(p.cpuMsPerWrite).map(([k, v]) => [`${k} cpu ms/w`, v])),
     }));
     const summary = {
       bench: "ingest",
@@ -245,7 +316,7 @@ export async function run(args: string[]): Promise<void> {
       memoryGiB: Math.round(totalmem() / 2 ** 30),
       eventsInLog: inLog,
       eventsInJetStream: messages,
-      relayedExactlyOnce: inLog === messages,
+      relayedExactlyOnce: inLog === messages && relayed.inOrderOnce,
       phases: Object.fromEntries(
         phases.map((p) => [
           p.name === "create, 1 client" ? "createSingleClient" : p.name,
@@ -256,6 +327,7 @@ export async function run(args: string[]): Promise<void> {
             relayedPerSecond: Math.round(p.writes / p.relayedSeconds),
             p50Ms: Number(percentile(p.latencies, 50).toFixed(2)),
             p99Ms: Number(percentile(p.latencies, 99).toFixed(2)),
+            cpuMsPerWrite: p.cpuMsPerWrite,
           },
         ]),
       ),
@@ -264,7 +336,7 @@ export async function run(args: string[]): Promise<void> {
       `ingest: ${copies} ingest process(es), ${concurrency} concurrent clients, ${seconds} s per phase, fsync ${
         fsync ? "on" : "off"
       }, ${cpus().length} CPUs (load average ${loadavg()[0]?.toFixed(1)}); ${inLog} events in the log, ${messages} in JetStream (exactly once: ${
-        inLog === messages ? "yes" : "NO"
+        inLog === messages && relayed.inOrderOnce ? "yes" : "NO"
       })`,
       rowsOut,
       summary,

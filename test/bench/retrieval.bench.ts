@@ -1,6 +1,6 @@
 // `pnpm bench retrieval [--data DIR] [--mode lexical|vector|hybrid|full|all] [--json]
 //                       [--nats URL] [--candidates N] [--questions N] [--factors off]
-//                       [--expansions off] [--dump FILE]`
+//                       [--expansions off] [--intent off|WEIGHT] [--dump FILE]`
 //
 // Stores every turn of LoCoMo-format conversations as one memory through the real write
 // path (the ingest RPC), then asks every question of categories 1-4 through the real read
@@ -28,6 +28,7 @@ import { call, connectBus } from "@cairn/bus";
 import {
   type CandidateScores,
   commandRpc,
+  defaultRankingWeights,
   healthRpc,
   isCairnError,
   type Principal,
@@ -66,6 +67,8 @@ type Options = {
   factorsOff: boolean;
   /** `off`: `full` without ranking's expansion terms (key graph and co-occurrence), to measure them. */
   expansionsOff: boolean;
+  /** The bench tenants' intent weight (`off` = 1: no query understanding); undefined: the default. */
+  intentWeight: number | undefined;
 };
 
 function option(args: string[], name: string): string | undefined {
@@ -91,7 +94,15 @@ function parseOptions(args: string[]): Options {
     dump: option(args, "--dump"),
     factorsOff: option(args, "--factors") === "off",
     expansionsOff: option(args, "--expansions") === "off",
+    intentWeight: intentOption(option(args, "--intent")),
   };
+}
+
+function intentOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const weight = value === "off" ? 1 : Number(value);
+  if (!Number.isFinite(weight) || weight < 1) throw new Error("--intent is off or a weight of at least 1");
+  return weight;
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -200,19 +211,17 @@ async function storeConversation(
   const holds = (id: string, turn: string) => turnsOf.set(id, [...(turnsOf.get(id) ?? []), turn]);
   let position = 0;
   let repeated = 0;
-  if (options.factorsOff) {
-    const one = {
-      halfLifeDays: 60,
-      sentiment: 1,
-      feedback: 1,
-      hotTopic: 1,
-      attention: 1,
-      depth: 1,
-      decay: 1,
+  if (options.factorsOff || options.intentWeight !== undefined) {
+    // Usage signals off leaves query understanding on; `--intent` sets it alone.
+    const signalsOff = { sentiment: 1, feedback: 1, hotTopic: 1, attention: 1, depth: 1, decay: 1 };
+    const weights = {
+      ...defaultRankingWeights,
+      ...(options.factorsOff ? signalsOff : {}),
+      ...(options.intentWeight === undefined ? {} : { intent: options.intentWeight }),
     };
     const changed = await call(nc, commandRpc("tenant.change_settings"), {
       principal,
-      settings: { rankingWeights: one },
+      settings: { rankingWeights: weights },
     });
     position = changed.position;
   }
@@ -330,7 +339,8 @@ async function ask(
     expansions: expansion.terms,
   });
   const ranked = reranked.results.map((r) => r.id);
-  if (dump) dumped.push({ question, expansions: expansion.terms, candidates: candidates.candidates, ranked });
+  // The terms ranking proposed, used or not (`--expansions off`), so a dump shows where they fire.
+  if (dump) dumped.push({ question, expansions: expanded.terms, candidates: candidates.candidates, ranked });
   return ranked;
 }
 
@@ -456,6 +466,7 @@ export async function run(args: string[]): Promise<void> {
     candidateK: options.candidateK,
     factors: options.factorsOff ? "off" : "tenant defaults",
     expansions: options.expansionsOff ? "off" : "on",
+    intent: options.intentWeight === undefined ? "tenant defaults" : options.intentWeight,
     repeatedTurns: stored.reduce((n, s) => n + s.repeated, 0),
     baseline: {
       ...baseline.figures,
@@ -475,6 +486,10 @@ export async function run(args: string[]): Promise<void> {
       ]),
     ),
   };
-  const factors = options.factorsOff ? "; ranking factors off" : "";
+  const factors = [
+    options.factorsOff ? "; ranking factors off" : "",
+    options.intentWeight === undefined ? "" : `; intent weight ${options.intentWeight}`,
+    options.expansionsOff ? "; expansions off" : "",
+  ].join("");
   report(`Retrieval on ${options.data} (evidence recall; latency per query${factors})`, rows, summary, args);
 }

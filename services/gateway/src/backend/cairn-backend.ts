@@ -244,17 +244,31 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
           timeout,
         );
         const byId = new Map(list.map((c) => [c.id, c]));
-        const ranked = reply.results.flatMap(({ id, score, factors, signals }) => {
+        const ranked = reply.results.flatMap(({ id, score, factors, signals, intent }) => {
           const candidate = byId.get(id);
-          return candidate ? [{ candidate, score, factors: factors ?? null, signals: signals ?? null }] : [];
+          return candidate
+            ? [
+                {
+                  candidate,
+                  score,
+                  factors: factors ?? null,
+                  signals: signals ?? null,
+                  intent: intent ?? null,
+                },
+              ]
+            : [];
         });
         return { ranked, ranking: "ranked" };
       } catch (error) {
         if (!isNoResponder(error)) throw error;
         options.logger?.debug({ subject: rankingRpcs.rerank.subject }, "ranking unavailable; search order");
-        const ranked = list
-          .slice(0, limit)
-          .map((candidate) => ({ candidate, score: candidate.fused, factors: null, signals: null }));
+        const ranked = list.slice(0, limit).map((candidate) => ({
+          candidate,
+          score: candidate.fused,
+          factors: null,
+          signals: null,
+          intent: null,
+        }));
         return { ranked, ranking: "search_order" };
       }
     },

@@ -3,6 +3,7 @@
 import type {
   CandidateScores,
   ExpandReply,
+  IntentMatch,
   MemorySignals,
   RankingFactors,
   SkipReason,
@@ -18,6 +19,8 @@ export type RankedCandidate = {
   /** Factor by factor and the signals behind them, when asked for and ranking gave them. */
   factors: RankingFactors | null;
   signals: MemorySignals | null;
+  /** What the question asks beyond its words and what of it the memory meets, when asked for. */
+  intent: IntentMatch | null;
 };
 
 /** A key of the associative graph; `id` and `type` are null when derived from search. */

@@ -11,4 +11,7 @@ export {
 } from "./bm25.ts";
 export type { TermSource } from "./memory-terms.ts";
 export { memoryTerms } from "./memory-terms.ts";
+export { speakerLabel } from "./speaker-label.ts";
 export { englishStopWords } from "./stop-words.ts";
+export type { TimeGrain, TimeMention, TimeSpan } from "./time-mentions.ts";
+export { mentionOverlaps, timeMentions } from "./time-mentions.ts";

@@ -3,6 +3,7 @@ import { getTracer, recallStageHistogram, startSpan } from "@cairn/telemetry";
 import type { z } from "zod";
 import { skipReason } from "../expansion/skip-rules.ts";
 import { readCards } from "../projections/memory-card/memory-card.ts";
+import { intentOfCandidates } from "../query-understanding/intent-of-candidates.ts";
 import { rerankCandidates } from "../rerank/rerank-candidates.ts";
 import { loadSignals } from "./load-signals.ts";
 import type { RequestContext, TenantView } from "./ranking-context.ts";
@@ -72,6 +73,7 @@ async function rerank(
     now,
     k: request.k,
     explain: request.explain,
+    intentOf: intentOfCandidates(request.query, now, cards),
   });
   return { results, skip: null, position };
 }

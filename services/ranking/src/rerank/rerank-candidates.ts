@@ -1,6 +1,7 @@
 // Re-ranking, pure: candidates, what ranking's read model holds of each memory and their
 // signals in, the top k with a score that is the product of named factors out.
 import {
+  type IntentMatch,
   type MemorySignals,
   noMemorySignals,
   type RankedResult,
@@ -15,6 +16,7 @@ import {
   decayFactor,
   decayWeightOf,
   feedbackFactor,
+  intentWeightOf,
   sentimentFactor,
 } from "./ranking-factors.ts";
 import { relevanceOf } from "./relevance.ts";
@@ -36,6 +38,8 @@ export type RerankInput = {
   now: Date;
   k: number;
   explain: boolean;
+  /** How each candidate fits what the question asks beyond its words (query-understanding/); none: fits nothing. */
+  intentOf?: (id: string) => IntentMatch | undefined;
 };
 
 /**
@@ -57,6 +61,7 @@ export function factorsOf(
   signals: CandidateSignals,
   weights: RerankInput["weights"],
   now: Date,
+  intentFit = 0,
 ): Omit<RankingFactors, "diversity"> {
   return {
     relevance,
@@ -71,6 +76,7 @@ export function factorsOf(
     hotTopic: boostFactor(signals.hotTopic, weights.hotTopic),
     attention: boostFactor(signals.attention, weights.attention),
     depth: boostFactor(signals.depth, weights.depth),
+    intent: boostFactor(intentFit, intentWeightOf(weights)),
   };
 }
 
@@ -82,7 +88,8 @@ export function product(factors: Omit<RankingFactors, "diversity">): number {
     factors.feedback *
     factors.hotTopic *
     factors.attention *
-    factors.depth
+    factors.depth *
+    factors.intent
   );
 }
 
@@ -95,12 +102,14 @@ export function rerankCandidates(input: RerankInput): RankedResult[] {
     const signals = input.signals.get(candidate.id) ?? noMemorySignals;
     const relevance = parts[i] ?? { relevance: 0, lexical: 0, vector: 0 };
     const memory = memories[i] ?? unknown;
-    const factors = factorsOf(memory, relevance.relevance, signals, input.weights, input.now);
+    const intent = input.intentOf?.(candidate.id);
+    const factors = factorsOf(memory, relevance.relevance, signals, input.weights, input.now, intent?.fit);
     return {
       candidate,
       signals,
       factors,
       relevance,
+      intent,
       score: product(factors),
       terms: new Set(documentTerms[i]),
     };
@@ -112,6 +121,7 @@ export function rerankCandidates(input: RerankInput): RankedResult[] {
       result.factors = { ...item.factors, diversity };
       result.signals = { id: item.candidate.id, ...item.signals };
       result.relevance = { lexical: item.relevance.lexical, vector: item.relevance.vector };
+      if (item.intent) result.intent = item.intent;
     }
     return result;
   });

@@ -299,8 +299,9 @@ async function refoldTermSignals(
 
 export function signalsProjection(settings: SignalsProjectionSettings): Projection {
   return cardProjection("ranking.signals", settings, signalsLayout, {
-    // Terms of the shared text analysis; BM25 statistics are search's, not kept here.
-    version: "terms-v1",
+    // Terms of the shared text analysis (BM25 statistics are search's, not kept here), and the
+    // cues questions are matched on (speaker, times named).
+    version: "cues-v1",
     applyCard: applyCardChange,
     // Activity and settings do not depend on order: applied as they come.
     activity: {
