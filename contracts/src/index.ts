@@ -207,8 +207,13 @@ export {
 } from "./projections.ts";
 export type {
   Candidate,
+  CandidateIdsReply,
+  CandidateIdsRequest,
+  CandidateScores,
   CandidatesReply,
   CandidatesRequest,
+  DocumentsReply,
+  DocumentsRequest,
   GetMemoryReply,
   GetMemoryRequest,
   LinkRef,
@@ -222,13 +227,19 @@ export type {
   SearchStatusRequest,
 } from "./queries.ts";
 export {
+  CandidateIdsReplySchema,
+  CandidateIdsRequestSchema,
   CandidateSchema,
+  CandidateScoresSchema,
   CandidatesReplySchema,
   CandidatesRequestSchema,
+  DocumentsReplySchema,
+  DocumentsRequestSchema,
   GetMemoryReplySchema,
   GetMemoryRequestSchema,
   LinkRefSchema,
   listAllQuery,
+  maxDocumentsPerRequest,
   maxWaitTimeoutMs,
   RetrievalModeSchema,
   RetrieverHitSchema,
@@ -292,7 +303,6 @@ export {
   SignalsReplySchema,
   SignalsRequestSchema,
   SkipReasonSchema,
-  toRerankCandidate,
 } from "./ranking.ts";
 export type { RpcDefinition, RpcParsedRequest, RpcReply, RpcReplyData, RpcRequest } from "./rpc.ts";
 export { defineRpc, RpcReplySchema, traceHeaderNames } from "./rpc.ts";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { KeyTypeSchema, type RankingWeights, TenantSettingsSchema } from "./events/other-events.ts";
 import { IdSchema, KindSchema, TimestampSchema } from "./memory.ts";
 import { PrincipalSchema } from "./principal.ts";
-import { type Candidate, CandidateSchema } from "./queries.ts";
+import { CandidateScoresSchema } from "./queries.ts";
 
 /**
  * The ranking service's requests: query expansion and skip rules before retrieval
@@ -87,23 +87,13 @@ export const ExpandReplySchema = z.object({
 });
 export type ExpandReply = z.infer<typeof ExpandReplySchema>;
 
-/** `cairn.ranking.rerank`: the final top k of the candidates `search.candidates` returned. */
 /**
- * A candidate as ranking needs it: search's scores, and the two document fields its factors
- * read (age and sentiment). Ranking takes the memory's terms from its own read model, so no
- * document travels to it.
+ * `cairn.ranking.rerank`: the final top k of the candidates `search.candidate_ids` returned. A
+ * candidate is search's scores only: ranking reads what its factors need of the memory (its
+ * terms, age, sentiment) from its own read model, so no document travels to it.
  */
-export const RerankCandidateSchema = CandidateSchema.omit({ document: true }).extend({
-  updatedAt: TimestampSchema,
-  sentiment: z.number().min(-1).max(1),
-});
+export const RerankCandidateSchema = CandidateScoresSchema;
 export type RerankCandidate = z.infer<typeof RerankCandidateSchema>;
-
-/** What a candidate of search sends to ranking. */
-export function toRerankCandidate(candidate: Candidate): RerankCandidate {
-  const { document, ...scores } = candidate;
-  return { ...scores, updatedAt: document.updatedAt, sentiment: document.sentiment };
-}
 
 export const RerankRequestSchema = z
   .object({

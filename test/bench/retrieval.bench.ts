@@ -26,7 +26,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { call, connectBus } from "@cairn/bus";
 import {
-  type Candidate,
+  type CandidateScores,
   commandRpc,
   defaultRankingWeights,
   healthRpc,
@@ -34,7 +34,6 @@ import {
   type Principal,
   rankingRpcs,
   searchRpcs,
-  toRerankCandidate,
 } from "@cairn/contracts";
 import { migrateToLatest } from "@cairn/event-store";
 import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
@@ -299,7 +298,7 @@ async function waitForProjections(nc: NatsConnection, stored: Stored) {
   }
 }
 
-type Dumped = { question: string; expansions: string[]; candidates: Candidate[]; ranked: string[] };
+type Dumped = { question: string; expansions: string[]; candidates: CandidateScores[]; ranked: string[] };
 const dumped: Dumped[] = [];
 
 async function ask(
@@ -313,7 +312,7 @@ async function ask(
 ): Promise<string[]> {
   if (mode !== "full") {
     // One retriever (or their fusion) alone: no episode spreading, which the full path adds.
-    const reply = await call(nc, searchRpcs.candidates, {
+    const reply = await call(nc, searchRpcs.candidateIds, {
       principal,
       query: question,
       mode,
@@ -325,7 +324,7 @@ async function ask(
   const expanded = await call(nc, rankingRpcs.expand, { principal, query: question });
   if (expanded.skip) return [];
   const expansion = expansionsOff ? { ...expanded, terms: [] } : expanded;
-  const candidates = await call(nc, searchRpcs.candidates, {
+  const candidates = await call(nc, searchRpcs.candidateIds, {
     principal,
     query: question,
     mode: "hybrid",
@@ -335,7 +334,7 @@ async function ask(
   const reranked = await call(nc, rankingRpcs.rerank, {
     principal,
     query: question,
-    candidates: candidates.candidates.map(toRerankCandidate),
+    candidates: candidates.candidates,
     k: 20,
     expansions: expansion.terms,
   });
@@ -443,16 +442,14 @@ export async function run(args: string[]): Promise<void> {
     await deployment.stop();
   }
   if (options.dump) {
-    const turnIds = new Map(
-      conversations.flatMap((c) => c.turns.map((t) => [t.content, t.diaId] as const).reverse()),
-    );
+    const turnIds = new Map(stored.flatMap((s) => [...s.turnsOf]));
     const evidence = new Map(
       conversations.flatMap((c) => c.questions.map((q) => [q.question, q.evidence] as const)),
     );
     const withTurns = dumped.map((d) => ({
       ...d,
       evidence: evidence.get(d.question) ?? [],
-      candidates: d.candidates.map((c) => ({ ...c, turn: turnIds.get(c.document.content) ?? null })),
+      candidates: d.candidates.map((c) => ({ ...c, turns: turnIds.get(c.id) ?? [] })),
     }));
     writeFileSync(options.dump, JSON.stringify(withTurns));
     log(`wrote ${withTurns.length} questions' candidates to ${options.dump}`);

@@ -1,7 +1,7 @@
 // The shapes the gateway answers with from the ranking service's replies (contracts/src/ranking.ts). Every caller falls back when no ranking service answers
 // (`unavailable`): search order for rerank, no expansion, keys derived from search candidates.
 import type {
-  Candidate,
+  CandidateScores,
   ExpandReply,
   IntentMatch,
   MemorySignals,
@@ -14,7 +14,7 @@ export type { SkipReason };
 export type ExpandReplyFields = Pick<ExpandReply, "skip" | "terms">;
 
 export type RankedCandidate = {
-  candidate: Candidate;
+  candidate: CandidateScores;
   score: number;
   /** Factor by factor and the signals behind them, when asked for and ranking gave them. */
   factors: RankingFactors | null;

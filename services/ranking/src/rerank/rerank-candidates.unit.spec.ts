@@ -1,5 +1,5 @@
 import type { Candidate, MemoryDocument } from "@cairn/contracts";
-import { defaultRankingWeights, noMemorySignals, toRerankCandidate } from "@cairn/contracts";
+import { defaultRankingWeights, noMemorySignals } from "@cairn/contracts";
 import { memoryDocument } from "@cairn/memory-model/testing";
 import { describe, expect, it } from "vitest";
 import { scoringTerms } from "../text/analyze-text.ts";
@@ -32,10 +32,19 @@ function candidate(
  * terms are its content's (as ranking's cards hold them).
  */
 function rerank(candidates: Candidate[], input: Partial<RerankInput> & Pick<RerankInput, "k" | "explain">) {
-  const terms = new Map(candidates.map((c) => [c.id, scoringTerms(c.document.title, c.document.content)]));
+  const memories = new Map(
+    candidates.map(({ document }) => [
+      document.id,
+      {
+        terms: scoringTerms(document.title, document.content),
+        updatedAt: document.updatedAt,
+        sentiment: document.sentiment,
+      },
+    ]),
+  );
   return rerankCandidates({
-    candidates: candidates.map(toRerankCandidate),
-    termsOf: (id) => terms.get(id) ?? [],
+    candidates: candidates.map(({ document: _document, ...scores }) => scores),
+    memoryOf: (id) => memories.get(id),
     signals: new Map(),
     weights: defaultRankingWeights,
     now,
@@ -163,7 +172,9 @@ describe("relevance", () => {
 
   it("takes every candidate as relevant when nothing was scored (a listing)", () => {
     const parts = relevanceOf(
-      [candidate(uuid(1), "a", 0), candidate(uuid(2), "b", 0)].map(toRerankCandidate),
+      [candidate(uuid(1), "a", 0), candidate(uuid(2), "b", 0)].map(
+        ({ document: _document, ...scores }) => scores,
+      ),
     );
     expect(parts.map((p) => p.relevance)).toEqual([1, 1]);
   });

@@ -81,7 +81,11 @@ function pairs(labels: string[]): [string, string][] {
 }
 
 export async function readTenantSettings(redis: Redis, key: string): Promise<TenantSettings> {
-  const raw = await redis.get(key);
+  return parseTenantSettings(await redis.get(key));
+}
+
+/** Settings as the read model stores them (defaults when there are none or they do not parse). */
+export function parseTenantSettings(raw: string | null): TenantSettings {
   if (raw === null) return defaultTenantSettings;
   const parsed = TenantSettingsSchema.safeParse(JSON.parse(raw));
   return parsed.success ? parsed.data : defaultTenantSettings;
