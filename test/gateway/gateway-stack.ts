@@ -3,7 +3,12 @@
 // settings read from the environment) the gateway service itself with the services it needs,
 // in local mode with a known admin key.
 import type { ServiceName } from "@cairn/contracts";
-import { type GatewayHarness, type KeyName, startGatewayHarness } from "@cairn/gateway/testing";
+import {
+  type GatewayHarness,
+  type HarnessOptions,
+  type KeyName,
+  startGatewayHarness,
+} from "@cairn/gateway/testing";
 import type { ServiceHandle } from "@cairn/service-runtime";
 import { restRequest } from "../helpers/gateway-client.ts";
 import {
@@ -94,7 +99,10 @@ export type HarnessSuite = SuiteInfrastructure & {
 };
 
 /** The gateway harness with the team's keys, on real ingest and search services. */
-export async function startHarnessSuite(name: string): Promise<HarnessSuite> {
+export async function startHarnessSuite(
+  name: string,
+  harness: Omit<HarnessOptions, "databaseUrl" | "natsUrl"> = {},
+): Promise<HarnessSuite> {
   const suite = await startSuiteInfrastructure(name);
   let services: ServiceHandle[] = [];
   try {
@@ -102,6 +110,7 @@ export async function startHarnessSuite(name: string): Promise<HarnessSuite> {
     const gw = await startGatewayHarness({
       databaseUrl: suite.infra.databaseUrl,
       natsUrl: suite.infra.natsUrl,
+      ...harness,
     });
     return {
       ...suite,
