@@ -15,6 +15,7 @@ import { metricsRouteDoc, registerHttpObservability } from "./http-observability
 import { registerMcpRoute } from "./mcp/mcp-http-route.ts";
 import { createWritePositions } from "./operations/caller.ts";
 import { createOperations, type Operations } from "./operations/create-operations.ts";
+import { createTenantSettingsReader } from "./operations/tenant-settings.ts";
 import { buildOpenApiDocument } from "./rest/openapi-document.ts";
 import { instanceOf, logIfInternal, sendProblem } from "./rest/problem.ts";
 import { registerRoutes } from "./rest/register-routes.ts";
@@ -92,7 +93,7 @@ export function restRoutes(
     ...statusRoutes(ops),
     ...apiKeyRoutes(pool, authenticator),
     ...eventRoutes(ops, pool),
-    ...settingsRoutes(pool),
+    ...settingsRoutes(ops),
     ...exportRoutes(ops),
     ...importRoutes(ops, importLimits),
   ];
@@ -129,6 +130,7 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
     positions: createWritePositions(),
     logger: deps.logger,
     rerankCandidates: deps.rerankCandidates,
+    tenantSettings: createTenantSettingsReader(deps.pool),
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -13,6 +13,7 @@ import { read, readMemory } from "./read-memory.ts";
 import { readKey, recall } from "./recall-keys.ts";
 import { search } from "./search-memories.ts";
 import { status } from "./service-status.ts";
+import { readTenantSettings } from "./tenant-settings.ts";
 import { write } from "./write-command.ts";
 
 export type { ContextInput, ContextMemory, ContextResult } from "./build-context.ts";
@@ -20,6 +21,7 @@ export type { ImportRecordsResult } from "./import-records.ts";
 export type { ListResult } from "./list-memories.ts";
 export type { OperationsDeps, ReadOptions } from "./operations-deps.ts";
 export type { SearchHit, SearchInput, SearchResult } from "./search-memories.ts";
+export type { RecordedTenantSettings, TenantSettingsSummary } from "./tenant-settings.ts";
 export type { WriteOutcome } from "./write-command.ts";
 
 type Bound<F> = F extends (deps: OperationsDeps, ...rest: infer A) => infer R ? (...rest: A) => R : never;
@@ -44,6 +46,8 @@ export type Operations = {
   exportPage(caller: Caller, request: Omit<ExportPageRequest, "principal">): Promise<ExportPageReply>;
   /** An import plan written through ingest as the caller. */
   importRecords: Bound<typeof importRecords>;
+  /** The tenant's settings as recorded, with their version (admins). */
+  readSettings: Bound<typeof readTenantSettings>;
 };
 
 export function createOperations(deps: OperationsDeps): Operations {
@@ -61,6 +65,7 @@ export function createOperations(deps: OperationsDeps): Operations {
     status: (...a) => status(deps, ...a),
     exportPage: (caller, request) => deps.backend.exportPage(caller.principal, request),
     importRecords: (...a) => importRecords(deps, ...a),
+    readSettings: (...a) => readTenantSettings(deps, ...a),
   };
 }
 
