@@ -87,6 +87,8 @@ export async function startGatewayStack(options: {
 export type HarnessSuite = SuiteInfrastructure & {
   /** The gateway harness (a small team's keys), on ingest and search. */
   gw: GatewayHarness;
+  /** The services behind it (ingest, search), to stop one for an outage. */
+  services: ServiceHandle[];
   /** A REST call with one of the team's keys. */
   rest: (
     key: KeyName,
@@ -115,6 +117,7 @@ export async function startHarnessSuite(
     return {
       ...suite,
       gw,
+      services,
       rest: (key, method, path, body, headers) =>
         restRequest(gw.baseUrl, gw.keys[key], { method, path, body, headers }),
       stop: async () => {

@@ -68,25 +68,23 @@ async function caughtUp(key: KeyName, position: number | null | undefined) {
 async function exported(key: KeyName) {
   const res = await suite.rest(key, "GET", "/v1/export");
   expect(res.status).toBe(200);
-  return (await res.text())
-    .trim()
-    .split("\n")
-    .slice(1)
-    .map(
-      (line) =>
-        JSON.parse(line) as {
-          id: string;
-          slot: string;
-          tier: string;
-          status: string;
-          title: string;
-          content: string;
-          tags: string[];
-          keys: string[];
-          links: string[];
-          versions: { title?: string; content?: string }[];
-        },
-    );
+  const lines = (await res.text()).trim().split("\n");
+  expect(JSON.parse(lines.at(-1) as string)).toMatchObject({ end: true, complete: true });
+  return lines.slice(1, -1).map(
+    (line) =>
+      JSON.parse(line) as {
+        id: string;
+        slot: string;
+        tier: string;
+        status: string;
+        title: string;
+        content: string;
+        tags: string[];
+        keys: string[];
+        links: string[];
+        versions: { title?: string; content?: string }[];
+      },
+  );
 }
 
 const token = `ghp_${"a1B2c3D4e5".repeat(4).slice(0, 36)}`;

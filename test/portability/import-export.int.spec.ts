@@ -70,12 +70,13 @@ function comparable(records: CairnExportRecord[]) {
     .sort((a, b) => `${a.tier}/${a.slot}/${a.status}`.localeCompare(`${b.tier}/${b.slot}/${b.status}`));
 }
 
-const readExport = (path: string) =>
-  readFileSync(path, "utf8")
-    .trim()
-    .split("\n")
-    .slice(1)
-    .map((line) => JSON.parse(line) as CairnExportRecord);
+/** The records of an export file; it must end with the end line of a whole export. */
+function readExport(path: string): CairnExportRecord[] {
+  const lines = readFileSync(path, "utf8").trim().split("\n");
+  const records = lines.slice(1, -1).map((line) => JSON.parse(line) as CairnExportRecord);
+  expect(JSON.parse(lines.at(-1) as string)).toEqual({ end: true, records: records.length, complete: true });
+  return records;
+}
 
 describe("import and export", () => {
   test("a tenant exported and imported into an empty one exports the same again; twice adds nothing", async ({

@@ -63,11 +63,20 @@ function isPlan(result: WriteResult | PlanResult): result is PlanResult {
   return "dryRun" in result;
 }
 
-/** Sends again, with the same idempotency key, while the service is away or slow. */
+/**
+ * Sends again, with the same idempotency key, while the service is away or slow. The answer to
+ * a send after a lost one is marked replayed when the lost one landed: it is this import's own
+ * write, so the mark is dropped (an earlier import's write is answered replayed at the first send).
+ */
 async function withRetries(send: SendCommand, command: string, payload: Record<string, unknown>) {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await send(command, payload);
+      const result = await send(command, payload);
+      if (attempt > 1 && "replayed" in result) {
+        const { replayed: _mark, ...own } = result;
+        return own;
+      }
+      return result;
     } catch (error) {
       const transient = isCairnError(error) && (error.code === "unavailable" || error.code === "timeout");
       if (!transient || attempt >= 5) throw error;

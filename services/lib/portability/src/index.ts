@@ -1,11 +1,13 @@
 // The format's schemas are contracts' (search answers export pages over the bus).
 export type {
+  CairnExportEnd,
   CairnExportHeader,
   CairnExportRecord,
   CairnExportVersion,
   MemoryStreamEventType,
 } from "@cairn/contracts";
 export {
+  CairnExportEndSchema,
   CairnExportHeaderSchema,
   CairnExportRecordSchema,
   CairnExportVersionSchema,
