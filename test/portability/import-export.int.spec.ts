@@ -79,9 +79,10 @@ function readExport(path: string): CairnExportRecord[] {
 }
 
 describe("import and export", () => {
-  test("a tenant exported and imported into an empty one exports the same again; twice adds nothing", async ({
-    cairn,
-  }) => {
+  // Each step runs the command line as a process: minutes on a loaded machine.
+  test("a tenant exported and imported into an empty one exports the same again; twice adds nothing", {
+    timeout: 240_000,
+  }, async ({ cairn }) => {
     const deploy = await cairn.send("acme", "memory.create", {
       memory: {
         slot: "deploy/steps",
@@ -183,7 +184,9 @@ describe("import and export", () => {
     expect(note).toMatch(/^---\n/);
   });
 
-  test("foreign formats arrive as memories; a secret in one is refused and reported", async ({ cairn }) => {
+  test("foreign formats arrive as memories; a secret in one is refused and reported", {
+    timeout: 240_000,
+  }, async ({ cairn }) => {
     const mem0 = join(dir, "mem0.json");
     writeFileSync(
       mem0,
