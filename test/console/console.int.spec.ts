@@ -48,6 +48,18 @@ async function seedMemories(stack: Stack) {
       episode: { id: "release-42", order: 2 },
     }),
   );
+  // A second version, so the memory's history has two.
+  const revised = await stack.call(
+    adminKey,
+    "PATCH",
+    `/v1/memories/${rollback.id}`,
+    {
+      content:
+        "Roll a failed deploy back by switching traffic to the previous colour, then page the on-call. See [[deploy/target]].",
+    },
+    { "if-match": '"1"' },
+  );
+  expect(revised.status, await revised.clone().text()).toBe(200);
   const style = await written(
     await stack.rest("POST", "/v1/memories", {
       slot: "style/commits",
@@ -118,6 +130,7 @@ test("signs in with a key, searches with the ranking explanation and opens a mem
   expect(await memory.getByRole("link", { name: "Deploy target" }).count()).toBeGreaterThanOrEqual(1);
   expect(await memory.getByRole("list", { name: "Keys" }).textContent()).toContain("deployment");
   expect(await memory.locator(".history").textContent()).toMatch(/v1\s+memory\.recorded/);
+  expect(await memory.locator(".history").textContent()).toMatch(/v2\s+memory\.revised/);
   expect(await memory.locator(".facts").first().textContent()).toContain(seeded.rollback.id);
   await screenshot(page, "memory");
 
@@ -446,6 +459,13 @@ test("an admin sees handoffs, the event timeline, status and doctor, maintenance
   const saved = await stack.call(admin, "GET", "/v1/settings");
   expect(saved.headers.get("etag")).toBe('"1"');
   expect(((await saved.json()) as { skipPatterns: string[] }).skipPatterns).toEqual(["^wip "]);
+  // Status shows them in brief, with the lock in force.
+  await nav.getByRole("link", { name: "Status" }).click();
+  await page.getByText("release freeze").waitFor();
+  const facts = (await page.locator("main .facts").first().textContent()) ?? "";
+  expect(facts).toMatch(/version 1, changed .* by ops-lead; set: skipPatterns, synonyms, workflowLock/);
+  await nav.getByRole("link", { name: "Settings" }).click();
+  await page.locator("#settings-version").getByText("Version 1.").waitFor();
   // Someone else changes them meanwhile: the console's save at version 1 is refused, as the server says.
   const other = await stack.call(
     admin,
