@@ -39,10 +39,10 @@ export {
   currentSchemaVersion,
   eventSchemas,
   eventStreamName,
-  eventSubject,
   eventSubjectPrefix,
   eventTypes,
   isEventType,
+  relaySubject,
   streamTypeOf,
 } from "./events/catalog.ts";
 export type { DecodedEvent, DecodedEventOf, EventDecodeReason } from "./events/decode-event.ts";
@@ -53,9 +53,10 @@ export {
   eventDecodeReasons,
   isEventDecodeError,
 } from "./events/decode-event.ts";
-export type { EventMeta, StoredEvent, StreamType } from "./events/envelope.ts";
+export type { EventMeta, RelayedEvents, StoredEvent, StreamType } from "./events/envelope.ts";
 export {
   EventMetaSchema,
+  RelayedEventsSchema,
   StoredEventSchema,
   StreamTypeSchema,
   streamIdFor,

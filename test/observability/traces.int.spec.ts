@@ -8,6 +8,7 @@
 // children. Query: the gateway's HTTP span → `search.candidates` with the wait, lexical,
 // vector and fusion stages (candidate counts as attributes) → `ranking.rerank` with its
 // `rerank` span.
+import { relaySubject } from "@cairn/contracts";
 import { initTracing } from "@cairn/telemetry";
 import { infraTest } from "@cairn/testing";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
@@ -136,7 +137,9 @@ test("a write is one trace from the gateway to the publish; each projection link
   expect(publish.parentSpanContext?.spanId).toBe(idOf(handling));
   const position = publish.attributes["cairn.event.position"];
   expect(append.attributes["cairn.event.positions"]).toContain(position);
-  expect(String(publish.attributes["messaging.destination.name"])).toMatch(/^cairn\.evt\.acme\.memory\./);
+  // Published on the relay's subject, in the message of the write's commit.
+  expect(publish.attributes["messaging.destination.name"]).toBe(relaySubject);
+  expect(publish.attributes["cairn.tenant"]).toBe(tenant);
 
   // Each projection: a CONSUMER span in a trace of its own, linked to the publish.
   const handled: Record<string, ReadableSpan> = {};

@@ -1,4 +1,4 @@
-import { eventStreamName, eventSubjectPrefix, type StoredEvent, StoredEventSchema } from "@cairn/contracts";
+import { eventStreamName, eventSubjectPrefix } from "@cairn/contracts";
 import {
   DiscardPolicy,
   JetStreamApiCodes,
@@ -52,12 +52,4 @@ export async function ensureEventStream(jsm: JetStreamManager): Promise<StreamIn
     }
     throw error;
   }
-}
-
-/** Headers the relay sets on every event message, besides W3C `traceparent`/`tracestate`. */
-export const eventHeaderNames = { position: "Cairn-Position", eventType: "Cairn-Event-Type" } as const;
-
-/** Decodes an event message (its body is the whole stored event as JSON). */
-export function decodeEventMessage(msg: { json<T>(): T }): StoredEvent {
-  return StoredEventSchema.parse(msg.json()) as StoredEvent;
 }

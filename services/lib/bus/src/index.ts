@@ -7,13 +7,9 @@ export type { BusOptions } from "./connect-bus.ts";
 export { connectBus } from "./connect-bus.ts";
 export type { ConsumerLabels } from "./consumer-metrics.ts";
 export { countDeadLetter, countDelivery, watchProjectionConsumer } from "./consumer-metrics.ts";
-export {
-  decodeEventMessage,
-  ensureEventStream,
-  eventDuplicateWindowMs,
-  eventHeaderNames,
-} from "./ensure-event-stream.ts";
+export { ensureEventStream, eventDuplicateWindowMs } from "./ensure-event-stream.ts";
 export type { BusAuth } from "./nats-authorization.ts";
 export { busCredentialsEnv, generateBusAuth } from "./nats-authorization.ts";
+export { decodeRelayedEvents, eventHeaderNames } from "./relayed-events.ts";
 export type { RequestOptions, ServeOptions } from "./rpc.ts";
 export { call, serve } from "./rpc.ts";

@@ -153,18 +153,20 @@ export function linkFrom(carrier: TraceCarrier | undefined): Link[] {
 }
 
 /**
- * Handles a message in a span of its own trace, linked to the span that produced it (the
- * W3C context in `carrier`, a message's headers). A consumer's work is not part of the
- * producer's request: it happens later, maybe many times (redelivery), maybe for a batch.
+ * Handles a message in a span of its own trace, linked to the spans that produced it (the W3C
+ * contexts in `carriers`: a message's headers, or the contexts a message carries for each of
+ * its parts). A consumer's work is not part of the producer's request: it happens later, maybe
+ * many times (redelivery), maybe for a batch.
  */
 export function startLinkedSpan<T>(
   tracer: Tracer,
   name: string,
-  carrier: TraceCarrier | undefined,
+  carriers: TraceCarrier | readonly TraceCarrier[] | undefined,
   fn: (span: Span) => Promise<T> | T,
   options: Omit<SpanOptions, "links" | "root"> = {},
 ): Promise<T> {
+  const list: readonly (TraceCarrier | undefined)[] = Array.isArray(carriers) ? carriers : [carriers];
   return context.with(ROOT_CONTEXT, () =>
-    startSpan(tracer, name, fn, { ...options, links: linkFrom(carrier), root: true }),
+    startSpan(tracer, name, fn, { ...options, links: list.flatMap((c) => linkFrom(c)), root: true }),
   );
 }
