@@ -126,8 +126,9 @@ export function readConfigFile(path: string): ConfigFile {
 
 /**
  * The settings a service starts with: the file's (when `env.CAIRN_CONFIG` names one) under the
- * environment's, and where each came from. Empty environment values count as set: compose
- * passes `${X:-}` on purpose, and the schemas decide what empty means.
+ * environment's, and where each came from. An empty environment variable does not hide the
+ * file's value (compose passes `${X:-}` for what it leaves to other sources); without one in
+ * the file it is given to the schema, which decides what empty means.
  */
 export function resolveSettings(
   env: NodeJS.ProcessEnv,
@@ -148,6 +149,7 @@ export function resolveSettings(
   const fileValues = file ? { ...file.shared, ...((service && file.sections[service]) ?? {}) } : {};
   const values: Record<string, string | undefined> = { ...fileValues };
   for (const [key, value] of Object.entries(env)) {
+    if (value === "" && key in fileValues) continue;
     if (value !== undefined) {
       values[key] = value;
       fromFile.delete(key);

@@ -66,6 +66,10 @@ describe("CAIRN_CONFIG", () => {
       CAIRN_DATABASE_URL: "file",
       CAIRN_REDIS_URL: "default",
     });
+    // An empty variable (compose's `${X:-}`) does not hide the file's value.
+    expect(parseEnv(schema, { CAIRN_CONFIG: toml, CAIRN_PORT: "" }, { service: "gateway" }).CAIRN_PORT).toBe(
+      9090,
+    );
     // Another service reads the top level only.
     expect(parseEnv(schema, { CAIRN_CONFIG: toml }, { service: "search" }).CAIRN_PORT).toBe(7000);
     // Without a file: the environment and the defaults, as before.
