@@ -464,6 +464,7 @@ test("an admin sees handoffs, the event timeline, status and doctor, maintenance
   await page.getByText("release freeze").waitFor();
   const facts = (await page.locator("main .facts").first().textContent()) ?? "";
   expect(facts).toMatch(/version 1, changed .* by ops-lead; set: skipPatterns, synonyms, workflowLock/);
+  await screenshot(page, "status-settings");
   await nav.getByRole("link", { name: "Settings" }).click();
   await page.locator("#settings-version").getByText("Version 1.").waitFor();
   // Someone else changes them meanwhile: the console's save at version 1 is refused, as the server says.
