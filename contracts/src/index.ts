@@ -209,8 +209,13 @@ export {
 } from "./projections.ts";
 export type {
   Candidate,
+  CandidateIdsReply,
+  CandidateIdsRequest,
+  CandidateScores,
   CandidatesReply,
   CandidatesRequest,
+  DocumentsReply,
+  DocumentsRequest,
   GetMemoryReply,
   GetMemoryRequest,
   LinkRef,
@@ -224,13 +229,19 @@ export type {
   SearchStatusRequest,
 } from "./queries.ts";
 export {
+  CandidateIdsReplySchema,
+  CandidateIdsRequestSchema,
   CandidateSchema,
+  CandidateScoresSchema,
   CandidatesReplySchema,
   CandidatesRequestSchema,
+  DocumentsReplySchema,
+  DocumentsRequestSchema,
   GetMemoryReplySchema,
   GetMemoryRequestSchema,
   LinkRefSchema,
   listAllQuery,
+  maxDocumentsPerRequest,
   maxWaitTimeoutMs,
   RetrievalModeSchema,
   RetrieverHitSchema,
@@ -243,9 +254,11 @@ export {
   searchSubjects,
 } from "./queries.ts";
 export type {
+  AnswerKind,
   ExpandReply,
   ExpandRequest,
   Expansion,
+  IntentMatch,
   KeyedMemory,
   KeyMatch,
   KeysReadReply,
@@ -265,11 +278,14 @@ export type {
   SkipReason,
 } from "./ranking.ts";
 export {
+  AnswerKindSchema,
+  answerKinds,
   defaultRankingWeights,
   defaultTenantSettings,
   ExpandReplySchema,
   ExpandRequestSchema,
   ExpansionSchema,
+  IntentMatchSchema,
   KeyedMemorySchema,
   KeyMatchSchema,
   KeysReadReplySchema,
@@ -289,7 +305,6 @@ export {
   SignalsReplySchema,
   SignalsRequestSchema,
   SkipReasonSchema,
-  toRerankCandidate,
 } from "./ranking.ts";
 export type { RpcDefinition, RpcParsedRequest, RpcReply, RpcReplyData, RpcRequest } from "./rpc.ts";
 export { defineRpc, RpcReplySchema, traceHeaderNames } from "./rpc.ts";

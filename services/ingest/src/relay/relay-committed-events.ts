@@ -67,6 +67,8 @@ export type RelayOptions = {
   safetyReadMs?: number;
   standbyRetryMs?: number;
   publishTimeoutMs?: number;
+  /** Servers that keep the event stream (`CAIRN_EVENT_STREAM_REPLICAS`; default 1). */
+  eventStreamReplicas?: number;
 };
 
 export type RelayStatus = {
@@ -260,7 +262,9 @@ export function startRelay(options: RelayOptions): Relay {
     while (!stopped && isAlive()) {
       try {
         if (!js) {
-          await ensureEventStream(await jetstreamManager(options.nc));
+          await ensureEventStream(await jetstreamManager(options.nc), {
+            replicas: options.eventStreamReplicas,
+          });
           js = jetstream(options.nc);
           // JetStream answers again: whatever failed before is behind us.
           status.lastError = null;
