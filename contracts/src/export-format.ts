@@ -6,16 +6,7 @@
 import { z } from "zod";
 import { memoryErasureEventSchemas } from "./events/maintenance-events.ts";
 import { memoryEventSchemas } from "./events/memory-events.ts";
-import {
-  EpisodeSchema,
-  IdSchema,
-  KindSchema,
-  ScopeSchema,
-  SlotSchema,
-  StatusSchema,
-  TierSchema,
-  TimestampSchema,
-} from "./memory.ts";
+import { MemoryDocumentSchema, ScopeSchema, TimestampSchema } from "./memory.ts";
 import { PrincipalSchema } from "./principal.ts";
 
 export const cairnExportFormat = "cairn-export";
@@ -51,38 +42,44 @@ export const CairnExportVersionSchema = z.object({
 });
 export type CairnExportVersion = z.infer<typeof CairnExportVersionSchema>;
 
-export const CairnExportRecordSchema = z
-  .object({
-    id: IdSchema,
-    tier: TierSchema,
-    status: StatusSchema,
-    slot: SlotSchema,
-    kind: KindSchema,
-    scope: ScopeSchema,
-    /** The author: the agent that recorded the memory. */
-    agent: z.string(),
-    title: z.string(),
-    /** The current content; empty for a purged memory. */
-    content: z.string(),
-    tags: z.array(z.string()),
-    aliases: z.array(z.string()),
-    /** The memory's concept keys. */
-    keys: z.array(z.string()),
-    /** The slots it links to. */
-    links: z.array(z.string()),
-    project: z.string().nullable(),
-    source: z.string().nullable(),
-    validFrom: TimestampSchema.nullable(),
-    invalidAt: TimestampSchema.nullable(),
-    verifiedAt: TimestampSchema.nullable(),
-    supersedes: IdSchema.nullable(),
-    supersededBy: IdSchema.nullable(),
-    promotedFrom: IdSchema.nullable(),
-    promotedTo: IdSchema.nullable(),
-    createdAt: TimestampSchema,
-    updatedAt: TimestampSchema,
-    /** The episode it was written in (absent in exports of memories without one). */
-    episode: EpisodeSchema.nullable().optional(),
+/**
+ * One memory: the fields of its current document a person or another tool needs (not the
+ * read models' own: tenant, version, content hash, entities, sentiment, consolidation), its
+ * whole history, and whether it was purged.
+ */
+export const CairnExportRecordSchema = MemoryDocumentSchema.pick({
+  id: true,
+  tier: true,
+  status: true,
+  slot: true,
+  kind: true,
+  scope: true,
+  /** The author: the agent that recorded the memory. */
+  agent: true,
+  title: true,
+  /** The current content; empty for a purged memory. */
+  content: true,
+  tags: true,
+  aliases: true,
+  /** The memory's concept keys. */
+  keys: true,
+  /** The slots it links to. */
+  links: true,
+  project: true,
+  source: true,
+  validFrom: true,
+  invalidAt: true,
+  verifiedAt: true,
+  supersedes: true,
+  supersededBy: true,
+  promotedFrom: true,
+  promotedTo: true,
+  createdAt: true,
+  updatedAt: true,
+  /** The episode it was written in (absent in exports of memories without one). */
+  episode: true,
+})
+  .extend({
     /** Erased for good: no title or content anywhere in the record, its versions included. */
     purged: z.boolean(),
     versions: z.array(CairnExportVersionSchema),
@@ -107,6 +104,22 @@ export const CairnExportRecordSchema = z
     }
   });
 export type CairnExportRecord = z.infer<typeof CairnExportRecordSchema>;
+
+/**
+ * The last line of an export: how many records it holds, and whether it is whole. An export
+ * that stopped early (a store went away while it was streamed) ends with `complete: false` and
+ * the error; one with no end line at all was cut off (the connection or the writer died). A
+ * reader tells a whole export by this line alone.
+ */
+export const CairnExportEndSchema = z.object({
+  end: z.literal(true),
+  /** Records written before this line. */
+  records: z.number().int().nonnegative(),
+  complete: z.boolean(),
+  /** Why the export stopped early: a stable code (`unavailable`, `timeout`, …), a message, what to do. */
+  error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).optional(),
+});
+export type CairnExportEnd = z.infer<typeof CairnExportEndSchema>;
 
 /**
  * `cairn.search.export`: a page of the memories (proposals, handoffs) of the principal's

@@ -80,6 +80,7 @@ export {
 export type { SearchExplanation } from "./explanation.ts";
 export { SearchExplanationSchema } from "./explanation.ts";
 export type {
+  CairnExportEnd,
   CairnExportHeader,
   CairnExportRecord,
   CairnExportVersion,
@@ -88,6 +89,7 @@ export type {
   MemoryStreamEventType,
 } from "./export-format.ts";
 export {
+  CairnExportEndSchema,
   CairnExportHeaderSchema,
   CairnExportRecordSchema,
   CairnExportVersionSchema,

@@ -39,7 +39,7 @@ Exit code 0 for ok or warn, 1 for error findings, 2 for bad usage. Repair what i
 
 /** Builds the report in this process (the maintenance service is down or not started). */
 async function localReport(request: ReturnType<typeof DoctorRequestSchema.parse>): Promise<DoctorReport> {
-  const env = parseEnv(maintenanceEnvSchema);
+  const env = parseEnv(maintenanceEnvSchema, process.env, { service: "maintenance" });
   const host = openMaintenanceProjections(env, createLogger("doctor", "warn"));
   const { pool, view } = host;
   const nc = await connectBus({ url: env.CAIRN_NATS_URL, name: "cairn-cli-doctor", connectTimeoutMs: 5000 });
@@ -111,7 +111,7 @@ export async function run(args: string[]): Promise<number> {
     ...(sample ? { sampleSize: sample } : {}),
   });
 
-  const env = parseEnv(maintenanceEnvSchema);
+  const env = parseEnv(maintenanceEnvSchema, process.env, { service: "maintenance" });
   let report: DoctorReport;
   const nc = await connectBus({ url: env.CAIRN_NATS_URL, name: "cairn-cli-doctor", connectTimeoutMs: 5000 });
   try {

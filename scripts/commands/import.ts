@@ -7,33 +7,37 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { call, connectBus } from "@cairn/bus";
-import { type CommandName, commandRpc, type RpcDefinition, type Scope, scopes } from "@cairn/contracts";
+import {
+  type CommandName,
+  commandRpc,
+  isCairnError,
+  type RpcDefinition,
+  type Scope,
+  scopes,
+} from "@cairn/contracts";
 import {
   applyImport,
-  type ImportOutcome,
+  formatImportSummary,
+  type ImportFormat,
   type ImportPlan,
-  importCairnExport,
-  importKeymem,
-  importMem0,
-  importServerMemory,
-  parseMarkdownVault,
+  type ImportSource,
+  importFormatDescriptions,
+  importFormats,
+  importSourceOf,
+  importSummary,
+  planImport,
 } from "@cairn/portability";
 import { baseEnvSchema, parseEnv } from "@cairn/service-runtime";
+import { createProgressBar } from "../lib/progress-bar.ts";
 
 export const summary = "import memories from Cairn, mem0, server-memory, a Markdown vault or keymem";
 
-const formats = ["cairn", "mem0", "server-memory", "markdown", "keymem"] as const;
-type Format = (typeof formats)[number];
-
-const usage = `usage: pnpm cairn import --from ${formats.join("|")} <file or folder>
+const usage = `usage: pnpm cairn import --from ${importFormats.join("|")} <file or folder>
                          [--tenant <tenant>] [--agent <agent>] [--scope team|agent|global]
                          [--project <project>] [--apply] [--json]
 
-  --from     cairn: a \`pnpm cairn export\` file (JSON Lines)
-             mem0: mem0's export JSON (get_all)
-             server-memory: the MCP reference memory server's memory.jsonl
-             markdown: a folder of .md files (KeepM or Obsidian vault: front matter, body, [[links]])
-             keymem: keymem's graph.json (keys become Cairn keys)
+  --from     ${importFormats.map((f) => `${f}: ${importFormatDescriptions[f]}`).join("\n             ")}
+             (a vault is a folder, a .zip, a .tar or a .tar.gz of one, or a single .md file)
   --tenant   the tenant to import into (default: CAIRN_DEFAULT_TENANT, or "local")
   --agent    the agent the memories are written as (default: import)
   --scope    scope of records whose source names none (default: team)
@@ -43,16 +47,20 @@ const usage = `usage: pnpm cairn import --from ${formats.join("|")} <file or fol
 
 Every record goes through ingest: a secret is refused and reported, a content already stored is
 skipped and reported with the memory that holds it. Each write carries an idempotency key made
-from the record, so importing the same records twice adds nothing (they count as "already
-imported").
---apply needs the services running (CAIRN_NATS_URL). Progress goes to stderr.`;
+from the record and the agent, so importing the same records twice adds nothing (they count as
+"already imported").
+--apply needs the services running (CAIRN_NATS_URL). Progress goes to stderr: a bar on a
+terminal, a line every 2 s otherwise.`;
+
+/** An archive of a vault holds no more than this, unpacked. */
+const archiveLimits = { maxUnpackedBytes: 1024 * 1024 * 1024, maxFiles: 200_000 };
 
 function fail(message: string): number {
   console.error(`${message}\n\n${usage}`);
   return 2;
 }
 
-/** Every .md file under a folder, with its path relative to the folder. */
+/** Every file under a folder (hidden ones aside), with its path relative to the folder. */
 function vaultFiles(dir: string): { path: string; text: string }[] {
   const out: { path: string; text: string }[] = [];
   const walk = (at: string) => {
@@ -60,52 +68,33 @@ function vaultFiles(dir: string): { path: string; text: string }[] {
       if (entry.name.startsWith(".")) continue;
       const path = join(at, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".md"))
-        out.push({ path: relative(dir, path), text: readFileSync(path, "utf8") });
+      // Other files are listed (the vault's reader reports them as skipped), not read.
+      else
+        out.push({
+          path: relative(dir, path),
+          text: entry.name.endsWith(".md") ? readFileSync(path, "utf8") : "",
+        });
     }
   };
   walk(dir);
   return out;
 }
 
+/** The source as the importers read it: a folder's files, an archive's, or a file's text. */
+function sourceOf(format: ImportFormat, path: string): ImportSource {
+  if (statSync(path).isDirectory()) {
+    if (format !== "markdown") throw new Error(`--from ${format} reads a file; ${path} is a folder`);
+    return { files: vaultFiles(path) };
+  }
+  return importSourceOf(format, readFileSync(path), archiveLimits);
+}
+
 export function planOf(
-  format: Format,
+  format: ImportFormat,
   path: string,
   options: { scope?: Scope; project?: string },
 ): ImportPlan {
-  const common = { ...options, sourceName: basename(path) };
-  if (format === "markdown") {
-    if (!statSync(path).isDirectory()) throw new Error(`--from markdown reads a folder; ${path} is a file`);
-    return parseMarkdownVault(vaultFiles(path), common);
-  }
-  const text = readFileSync(path, "utf8");
-  if (format === "cairn") return importCairnExport(text, common);
-  if (format === "mem0") return importMem0(text, common);
-  if (format === "server-memory") return importServerMemory(text, common);
-  return importKeymem(text, common);
-}
-
-function report(plan: ImportPlan, outcome: ImportOutcome | null): string {
-  const lines = [`${plan.items.length} record(s) read`];
-  if (outcome) {
-    lines.push(`created ${outcome.created}, further steps applied ${outcome.stepsApplied}`);
-    if (outcome.alreadyImported > 0)
-      lines.push(`already imported before (nothing written) ${outcome.alreadyImported}`);
-    lines.push(`skipped as duplicates ${outcome.duplicates.length}, refused ${outcome.refused.length}`);
-    for (const d of outcome.duplicates.slice(0, 20))
-      lines.push(`  duplicate  ${d.sourceRef}${d.holderId ? ` (held by ${d.holderId})` : ""}`);
-    for (const r of outcome.refused.slice(0, 50))
-      lines.push(`  refused    ${r.sourceRef} ${r.action}: ${r.code}: ${r.message}`);
-  } else {
-    const byTier = new Map<string, number>();
-    for (const item of plan.items) byTier.set(item.tier, (byTier.get(item.tier) ?? 0) + 1);
-    lines.push(
-      `would write ${[...byTier].map(([tier, n]) => `${n} ${tier}(s)`).join(", ") || "nothing"} (dry run; --apply writes)`,
-    );
-  }
-  for (const p of plan.problems.slice(0, 50)) lines.push(`  problem    ${p.where}: ${p.message}`);
-  if (plan.problems.length > 50) lines.push(`  … and ${plan.problems.length - 50} more problems`);
-  return lines.join("\n");
+  return planImport(format, sourceOf(format, path), { ...options, sourceName: basename(path) });
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -138,9 +127,9 @@ export async function run(args: string[]): Promise<number> {
     console.log(usage);
     return 0;
   }
-  const format = values.from as Format | undefined;
-  if (!format || !(formats as readonly string[]).includes(format))
-    return fail(`--from is one of ${formats.join(", ")}`);
+  const format = values.from as ImportFormat | undefined;
+  if (!format || !(importFormats as readonly string[]).includes(format))
+    return fail(`--from is one of ${importFormats.join(", ")}`);
   const path = parsed.positionals[0];
   if (!path) return fail("give the file or folder to import");
   const scope = values.scope as Scope | undefined;
@@ -153,15 +142,13 @@ export async function run(args: string[]): Promise<number> {
       ...(values.project ? { project: values.project as string } : {}),
     });
   } catch (error) {
-    console.error(`cannot read ${path}: ${(error as Error).message}`);
+    const hint = isCairnError(error) && error.hint ? `\n${error.hint}` : "";
+    console.error(`cannot read ${path}: ${(error as Error).message}${hint}`);
     return 1;
   }
   if (!values.apply) {
-    console.log(
-      values.json
-        ? JSON.stringify({ records: plan.items.length, problems: plan.problems, applied: false })
-        : report(plan, null),
-    );
+    const dry = importSummary(plan, null);
+    console.log(values.json ? JSON.stringify(dry) : formatImportSummary(dry));
     return 0;
   }
   const env = parseEnv(baseEnvSchema);
@@ -181,15 +168,18 @@ export async function run(args: string[]): Promise<number> {
         { principal, ...payload },
         { timeoutMs: 30_000 },
       ) as ReturnType<Parameters<typeof applyImport>[1]>;
-    const outcome = await applyImport(plan, send, {
-      onProgress: (done, total) => process.stderr.write(`\rimport ${done}/${total}`),
-    });
-    process.stderr.write("\n");
-    console.log(
-      values.json
-        ? JSON.stringify({ records: plan.items.length, ...outcome, applied: true })
-        : report(plan, outcome),
-    );
+    const bar = createProgressBar("import");
+    let outcome: Awaited<ReturnType<typeof applyImport>>;
+    try {
+      outcome = await applyImport(plan, send, {
+        onProgress: (done, total) => bar.update(done, total),
+        actor: JSON.stringify(principal),
+      });
+    } finally {
+      bar.stop();
+    }
+    const applied = importSummary(plan, outcome);
+    console.log(values.json ? JSON.stringify(applied) : formatImportSummary(applied));
     return outcome.refused.length > 0 ? 1 : 0;
   } finally {
     await nc.close();

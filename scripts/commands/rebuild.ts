@@ -68,9 +68,15 @@ export function progressLine(p: RebuildProgress, now = performance.now()): strin
 
 /** The projections of one service, opened with that service's settings. */
 async function openHost(service: string, logger: Logger): Promise<ProjectionHost> {
-  if (service === "search") return openSearchProjections(parseEnv(searchEnvSchema), logger);
-  if (service === "ranking") return openRankingProjections(parseEnv(rankingEnvSchema), logger);
-  if (service === "maintenance") return openMaintenanceProjections(parseEnv(maintenanceEnvSchema), logger);
+  if (service === "search")
+    return openSearchProjections(parseEnv(searchEnvSchema, process.env, { service: "search" }), logger);
+  if (service === "ranking")
+    return openRankingProjections(parseEnv(rankingEnvSchema, process.env, { service: "ranking" }), logger);
+  if (service === "maintenance")
+    return openMaintenanceProjections(
+      parseEnv(maintenanceEnvSchema, process.env, { service: "maintenance" }),
+      logger,
+    );
   throw new Error(`${service} runs no projection`);
 }
 

@@ -4,7 +4,7 @@
 // width with the keyboard alone and no layout shift. Each test leaves screenshots under
 // test-artifacts/console/ and prints their paths.
 import type { Page } from "playwright-core";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import { adminKey } from "../helpers/in-process-cairn.ts";
 import {
   caughtUp,
@@ -19,6 +19,9 @@ import {
   watchLayoutShifts,
   written,
 } from "./console-fixtures.ts";
+
+// A browser, five services and their stores on two shared cores: minutes, not seconds.
+vi.setConfig({ testTimeout: 240_000 });
 
 /** Three memories of the admin's: two of one episode, linked, sharing a key; one apart. */
 async function seedMemories(stack: Stack) {
@@ -45,6 +48,18 @@ async function seedMemories(stack: Stack) {
       episode: { id: "release-42", order: 2 },
     }),
   );
+  // A second version, so the memory's history has two.
+  const revised = await stack.call(
+    adminKey,
+    "PATCH",
+    `/v1/memories/${rollback.id}`,
+    {
+      content:
+        "Roll a failed deploy back by switching traffic to the previous colour, then page the on-call. See [[deploy/target]].",
+    },
+    { "if-match": '"1"' },
+  );
+  expect(revised.status, await revised.clone().text()).toBe(200);
   const style = await written(
     await stack.rest("POST", "/v1/memories", {
       slot: "style/commits",
@@ -115,6 +130,7 @@ test("signs in with a key, searches with the ranking explanation and opens a mem
   expect(await memory.getByRole("link", { name: "Deploy target" }).count()).toBeGreaterThanOrEqual(1);
   expect(await memory.getByRole("list", { name: "Keys" }).textContent()).toContain("deployment");
   expect(await memory.locator(".history").textContent()).toMatch(/v1\s+memory\.recorded/);
+  expect(await memory.locator(".history").textContent()).toMatch(/v2\s+memory\.revised/);
   expect(await memory.locator(".facts").first().textContent()).toContain(seeded.rollback.id);
   await screenshot(page, "memory");
 
@@ -147,12 +163,23 @@ test("a reviewer edits and promotes a proposal from the inbox", async ({ stack, 
       content: "The staging database is refreshed from production every night.",
     }),
   );
-  await caughtUp(stack, reviewer, proposal.position);
+  const second = await written(
+    await stack.call(agent, "POST", "/v1/proposals", {
+      slot: "ci/runners",
+      title: "CI runners",
+      kind: "fact",
+      content: "CI jobs run on the shared runners in eu-west-1; the GPU runner is booked by the hour.",
+      tags: ["ci"],
+    }),
+  );
+  await caughtUp(stack, reviewer, Math.max(proposal.position, second.position));
 
   await signIn(page, stack, reviewer);
   await page.getByRole("link", { name: "Inbox" }).click();
   const card = page.getByRole("article", { name: "Staging database" });
   await card.waitFor();
+  await page.getByRole("article", { name: "CI runners" }).waitFor();
+  await screenshot(page, "inbox");
   await card.getByRole("button", { name: "Edit" }).click();
   await card
     .getByLabel("Content")
@@ -163,7 +190,7 @@ test("a reviewer edits and promotes a proposal from the inbox", async ({ stack, 
   const memoryHref = await notice.getByRole("link", { name: "Open the memory" }).getAttribute("href");
   const memoryId = /#\/memories\/([0-9a-f-]+)/.exec(memoryHref ?? "")?.[1];
   expect(memoryId, memoryHref ?? "").toBeDefined();
-  await page.locator(".empty").getByText("No proposals here.").waitFor();
+  await page.getByRole("article", { name: "Staging database" }).waitFor({ state: "detached" });
   await screenshot(page, "inbox-promoted");
 
   const promoted = (await (await stack.call(reviewer, "GET", `/v1/proposals/${proposal.id}`)).json()) as {
@@ -409,15 +436,51 @@ test("an admin sees handoffs, the event timeline, status and doctor, maintenance
   await page.locator("tbody tr").filter({ hasText: "cursor" }).waitFor({ state: "detached" });
   expect((await stack.call(shownKey, "GET", "/v1/status")).status).toBe(401);
 
-  // Tenant settings: a page only when the gateway answers the route.
-  const settings = await stack.call(admin, "GET", "/v1/settings");
-  const listed = await nav.getByRole("link", { name: "Settings" }).count();
-  expect(listed).toBe(settings.ok ? 1 : 0);
-  if (settings.ok) {
-    await nav.getByRole("link", { name: "Settings" }).click();
-    await page.getByLabel("The tenant's settings (JSON)").waitFor();
-    await screenshot(page, "settings");
-  }
+  // Tenant settings: read with their version, changed at that version, recorded.
+  await nav.getByRole("link", { name: "Settings" }).click();
+  const editor = page.getByLabel("The tenant's settings (JSON)");
+  await editor.waitFor();
+  expect(await page.locator("#settings-version").textContent()).toContain("Version 0.");
+  await editor.fill(
+    JSON.stringify(
+      {
+        skipPatterns: ["^wip "],
+        synonyms: [["k8s", "kubernetes"]],
+        workflowLock: { reason: "release freeze", expiresAt: "2999-01-01T00:00:00.000Z" },
+      },
+      null,
+      2,
+    ),
+  );
+  await page.getByRole("button", { name: "Save" }).click();
+  await page.locator("#settings-version").getByText("Version 1.").waitFor();
+  expect(await page.locator("[role=status][aria-live]").textContent()).toContain("Settings saved.");
+  await screenshot(page, "settings");
+  const saved = await stack.call(admin, "GET", "/v1/settings");
+  expect(saved.headers.get("etag")).toBe('"1"');
+  expect(((await saved.json()) as { skipPatterns: string[] }).skipPatterns).toEqual(["^wip "]);
+  // Status shows them in brief, with the lock in force.
+  await nav.getByRole("link", { name: "Status" }).click();
+  await page.getByText("release freeze").waitFor();
+  const facts = (await page.locator("main .facts").first().textContent()) ?? "";
+  expect(facts).toMatch(/version 1, changed .* by ops-lead; set: skipPatterns, synonyms, workflowLock/);
+  await screenshot(page, "status-settings");
+  await nav.getByRole("link", { name: "Settings" }).click();
+  await page.locator("#settings-version").getByText("Version 1.").waitFor();
+  // Someone else changes them meanwhile: the console's save at version 1 is refused, as the server says.
+  const other = await stack.call(
+    admin,
+    "PATCH",
+    "/v1/settings",
+    { workflowLock: null },
+    { "if-match": '"1"' },
+  );
+  expect(other.status, await other.clone().text()).toBe(200);
+  await editor.fill(JSON.stringify({ skipPatterns: [] }));
+  await page.getByRole("button", { name: "Save" }).click();
+  const refusal = page.locator(".edit-form").getByRole("alert");
+  await refusal.waitFor();
+  expect(await refusal.getAttribute("data-code")).toBe("version_conflict");
 });
 
 test("at a phone's width, with the keyboard alone, nothing moves while data loads", async ({

@@ -101,7 +101,10 @@ describe("gateway surface", () => {
   it("lists the tools over streamable HTTP and over stdio (pnpm cairn mcp)", async () => {
     const http = await mcp("alice");
     const overHttp = (await http.listTools()).tools.map((t) => t.name).sort();
-    expect(overHttp).toHaveLength(28);
+    expect(overHttp).toHaveLength(30);
+    expect(overHttp).toEqual(
+      expect.arrayContaining(["memory_export", "memory_settings_read", "memory_settings_update"]),
+    );
     const stdio = await connectStdioMcpClient(cairn.baseUrl, keys.alice!, { name: "e2e-stdio" });
     clients.push(stdio);
     expect((await stdio.listTools()).tools.map((t) => t.name).sort()).toEqual(overHttp);

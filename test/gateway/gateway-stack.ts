@@ -3,7 +3,12 @@
 // settings read from the environment) the gateway service itself with the services it needs,
 // in local mode with a known admin key.
 import type { ServiceName } from "@cairn/contracts";
-import { type GatewayHarness, type KeyName, startGatewayHarness } from "@cairn/gateway/testing";
+import {
+  type GatewayHarness,
+  type HarnessOptions,
+  type KeyName,
+  startGatewayHarness,
+} from "@cairn/gateway/testing";
 import type { ServiceHandle } from "@cairn/service-runtime";
 import { restRequest } from "../helpers/gateway-client.ts";
 import {
@@ -82,6 +87,8 @@ export async function startGatewayStack(options: {
 export type HarnessSuite = SuiteInfrastructure & {
   /** The gateway harness (a small team's keys), on ingest and search. */
   gw: GatewayHarness;
+  /** The services behind it (ingest, search), to stop one for an outage. */
+  services: ServiceHandle[];
   /** A REST call with one of the team's keys. */
   rest: (
     key: KeyName,
@@ -94,7 +101,10 @@ export type HarnessSuite = SuiteInfrastructure & {
 };
 
 /** The gateway harness with the team's keys, on real ingest and search services. */
-export async function startHarnessSuite(name: string): Promise<HarnessSuite> {
+export async function startHarnessSuite(
+  name: string,
+  harness: Omit<HarnessOptions, "databaseUrl" | "natsUrl"> = {},
+): Promise<HarnessSuite> {
   const suite = await startSuiteInfrastructure(name);
   let services: ServiceHandle[] = [];
   try {
@@ -102,10 +112,12 @@ export async function startHarnessSuite(name: string): Promise<HarnessSuite> {
     const gw = await startGatewayHarness({
       databaseUrl: suite.infra.databaseUrl,
       natsUrl: suite.infra.natsUrl,
+      ...harness,
     });
     return {
       ...suite,
       gw,
+      services,
       rest: (key, method, path, body, headers) =>
         restRequest(gw.baseUrl, gw.keys[key], { method, path, body, headers }),
       stop: async () => {

@@ -100,6 +100,8 @@ const expectedTools = [
   "memory_status",
   "memory_history",
   "memory_export",
+  "memory_settings_read",
+  "memory_settings_update",
 ];
 
 describe("MCP over streamable HTTP", () => {

@@ -70,17 +70,19 @@ function comparable(records: CairnExportRecord[]) {
     .sort((a, b) => `${a.tier}/${a.slot}/${a.status}`.localeCompare(`${b.tier}/${b.slot}/${b.status}`));
 }
 
-const readExport = (path: string) =>
-  readFileSync(path, "utf8")
-    .trim()
-    .split("\n")
-    .slice(1)
-    .map((line) => JSON.parse(line) as CairnExportRecord);
+/** The records of an export file; it must end with the end line of a whole export. */
+function readExport(path: string): CairnExportRecord[] {
+  const lines = readFileSync(path, "utf8").trim().split("\n");
+  const records = lines.slice(1, -1).map((line) => JSON.parse(line) as CairnExportRecord);
+  expect(JSON.parse(lines.at(-1) as string)).toEqual({ end: true, records: records.length, complete: true });
+  return records;
+}
 
 describe("import and export", () => {
-  test("a tenant exported and imported into an empty one exports the same again; twice adds nothing", async ({
-    cairn,
-  }) => {
+  // Each step runs the command line as a process: minutes on a loaded machine.
+  test("a tenant exported and imported into an empty one exports the same again; twice adds nothing", {
+    timeout: 240_000,
+  }, async ({ cairn }) => {
     const deploy = await cairn.send("acme", "memory.create", {
       memory: {
         slot: "deploy/steps",
@@ -182,7 +184,9 @@ describe("import and export", () => {
     expect(note).toMatch(/^---\n/);
   });
 
-  test("foreign formats arrive as memories; a secret in one is refused and reported", async ({ cairn }) => {
+  test("foreign formats arrive as memories; a secret in one is refused and reported", {
+    timeout: 240_000,
+  }, async ({ cairn }) => {
     const mem0 = join(dir, "mem0.json");
     writeFileSync(
       mem0,

@@ -53,6 +53,19 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .int()
     .positive()
     .default(1024 * 1024),
+  /** Largest file `POST /v1/import` takes (413 past it). */
+  CAIRN_IMPORT_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
+  /** What an imported archive (a vault's zip or tar, a gzipped file) may unpack to, and its most files. */
+  CAIRN_IMPORT_UNPACKED_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(256 * 1024 * 1024),
+  CAIRN_IMPORT_MAX_FILES: z.coerce.number().int().positive().default(20_000),
   /** How long a looked-up API key is trusted before Postgres is asked again (revocation delay). */
   CAIRN_KEY_CACHE_MS: z.coerce.number().int().nonnegative().default(5000),
   /** How long after its last check a known key still works while Postgres cannot be reached. */

@@ -79,6 +79,11 @@ export function createGatewayService(
         }),
         trustProxy: env.CAIRN_TRUST_PROXY,
         bodyLimitBytes: env.CAIRN_BODY_LIMIT_BYTES,
+        importLimits: {
+          maxBytes: env.CAIRN_IMPORT_LIMIT_BYTES,
+          maxUnpackedBytes: env.CAIRN_IMPORT_UNPACKED_LIMIT_BYTES,
+          maxFiles: env.CAIRN_IMPORT_MAX_FILES,
+        },
         backendTimeoutMs: env.CAIRN_BACKEND_TIMEOUT_MS,
         rerankCandidates: env.CAIRN_RERANK_CANDIDATES,
         mcpSessionIdleMs: env.CAIRN_MCP_SESSION_IDLE_MS,

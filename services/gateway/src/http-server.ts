@@ -15,6 +15,7 @@ import { metricsRouteDoc, registerHttpObservability } from "./http-observability
 import { registerMcpRoute } from "./mcp/mcp-http-route.ts";
 import { createWritePositions } from "./operations/caller.ts";
 import { createOperations, type Operations } from "./operations/create-operations.ts";
+import { createTenantSettingsReader } from "./operations/tenant-settings.ts";
 import { buildOpenApiDocument } from "./rest/openapi-document.ts";
 import { instanceOf, logIfInternal, sendProblem } from "./rest/problem.ts";
 import { registerRoutes } from "./rest/register-routes.ts";
@@ -26,6 +27,7 @@ import { exportRoutes } from "./rest/routes/export.ts";
 import { feedbackRoutes } from "./rest/routes/feedback.ts";
 import { handoffRoutes } from "./rest/routes/handoffs.ts";
 import { registerHealthRoutes } from "./rest/routes/health.ts";
+import { type ImportLimits, importRoutes } from "./rest/routes/import.ts";
 import { keyRoutes } from "./rest/routes/keys.ts";
 import { maintenanceRoutes } from "./rest/routes/maintenance.ts";
 import { memoryRoutes } from "./rest/routes/memories.ts";
@@ -49,6 +51,8 @@ export type HttpServerDeps = {
   /** Fastify's `trustProxy`: whose `X-Forwarded-For` gives the client address (default: nobody's). */
   trustProxy?: boolean | string;
   bodyLimitBytes?: number;
+  /** What `POST /v1/import` takes (default 32 MiB, unpacking to 256 MiB in 20,000 files at most). */
+  importLimits?: ImportLimits;
   backendTimeoutMs?: number;
   rerankCandidates?: number;
   mcpSessionIdleMs?: number;
@@ -67,7 +71,18 @@ export const openApiInfo = (version: string) => ({
 });
 
 /** Every REST route of `/v1`, declared once (see rest/route-spec.ts). */
-export function restRoutes(ops: Operations, pool: pg.Pool, authenticator: Authenticator): RouteSpec[] {
+export const defaultImportLimits: ImportLimits = {
+  maxBytes: 32 * 1024 * 1024,
+  maxUnpackedBytes: 256 * 1024 * 1024,
+  maxFiles: 20_000,
+};
+
+export function restRoutes(
+  ops: Operations,
+  pool: pg.Pool,
+  authenticator: Authenticator,
+  importLimits: ImportLimits = defaultImportLimits,
+): RouteSpec[] {
   return [
     ...memoryRoutes(ops),
     ...contextRoutes(ops),
@@ -78,8 +93,9 @@ export function restRoutes(ops: Operations, pool: pg.Pool, authenticator: Authen
     ...statusRoutes(ops),
     ...apiKeyRoutes(pool, authenticator),
     ...eventRoutes(ops, pool),
-    ...settingsRoutes(pool),
+    ...settingsRoutes(ops),
     ...exportRoutes(ops),
+    ...importRoutes(ops, importLimits),
   ];
 }
 
@@ -114,6 +130,7 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
     positions: createWritePositions(),
     logger: deps.logger,
     rerankCandidates: deps.rerankCandidates,
+    tenantSettings: createTenantSettingsReader(deps.pool),
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -135,7 +152,7 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
   registerHttpObservability(app, { callerOf, metrics: deps.metrics });
   registerHealthRoutes(app, { nc: deps.nc, checks: deps.checks });
   const routes = [
-    ...restRoutes(ops, deps.pool, deps.authenticator),
+    ...restRoutes(ops, deps.pool, deps.authenticator, deps.importLimits),
     ...maintenanceRoutes(deps.nc),
     ...consoleRoutes(),
   ];

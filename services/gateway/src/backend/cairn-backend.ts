@@ -108,12 +108,15 @@ const resendAfter = (totalMs: number) => Math.min(2000, Math.max(250, totalMs / 
  * write that did land answers what it did), so the caller waits seconds, not the whole
  * timeout. Any other failure is the answer.
  */
-async function resendUntilAnswered<T>(attempt: (waitMs: number) => Promise<T>, totalMs: number): Promise<T> {
+async function resendUntilAnswered<T>(
+  attempt: (waitMs: number, resent: boolean) => Promise<T>,
+  totalMs: number,
+): Promise<T> {
   const deadline = Date.now() + totalMs;
   let resending = false;
   for (;;) {
     try {
-      return await attempt(Math.max(1, Math.min(resendAfter(totalMs), deadline - Date.now())));
+      return await attempt(Math.max(1, Math.min(resendAfter(totalMs), deadline - Date.now())), resending);
     } catch (error) {
       const code = isCairnError(error) ? error.code : undefined;
       // Once a first attempt went unanswered, no copy listening means one is starting again.
@@ -123,6 +126,11 @@ async function resendUntilAnswered<T>(attempt: (waitMs: number) => Promise<T>, t
       resending = true;
     }
   }
+}
+
+function withoutReplayMark(result: WriteResult): WriteResult {
+  const { replayed: _mark, ...rest } = result;
+  return rest;
 }
 
 /** What ranking is sent of a candidate: its scores (a candidate read with its document keeps it here). */
@@ -183,8 +191,13 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
       const payload = { ...input, principal } as never;
       if (typeof (input as { idempotencyKey?: unknown }).idempotencyKey !== "string")
         return call(nc, ingestRpcs[name], payload, timeout);
+      // The answer to a resend is marked replayed when the first send landed: it is this
+      // write's own answer, not an earlier one's, and is passed on without the mark.
       return resendUntilAnswered(
-        (waitMs) => call(nc, ingestRpcs[name], payload, { timeoutMs: waitMs }),
+        (waitMs, resent) =>
+          call(nc, ingestRpcs[name], payload, { timeoutMs: waitMs }).then((r): WriteResult | PlanResult =>
+            resent && "replayed" in r ? withoutReplayMark(r) : r,
+          ),
         timeoutMs,
       );
     },

@@ -26,6 +26,8 @@ import { registerMemoryProposeTool } from "./tools/memory-propose.ts";
 import { registerMemoryReadTool } from "./tools/memory-read.ts";
 import { registerMemoryResolveConflictTool } from "./tools/memory-resolve-conflict.ts";
 import { registerMemorySearchTool } from "./tools/memory-search.ts";
+import { registerMemorySettingsReadTool } from "./tools/memory-settings-read.ts";
+import { registerMemorySettingsUpdateTool } from "./tools/memory-settings-update.ts";
 import { registerMemoryStatusTool } from "./tools/memory-status.ts";
 import { registerMemorySupersedeTool } from "./tools/memory-supersede.ts";
 import { registerMemoryUpdateTool } from "./tools/memory-update.ts";
@@ -75,6 +77,8 @@ export function createServer(deps: ToolDeps, version = "0.1.0"): McpServer {
     registerReadMemoryTool,
     registerMemoryFeedbackTool,
     registerMemoryStatusTool,
+    registerMemorySettingsReadTool,
+    registerMemorySettingsUpdateTool,
   ]) {
     register(server, deps);
   }

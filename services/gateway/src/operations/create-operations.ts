@@ -5,6 +5,7 @@ import type { ExportPageReply, ExportPageRequest, IngestCommandName } from "@cai
 import type { CommandInput } from "../backend/cairn-backend.ts";
 import { context } from "./build-context.ts";
 import type { Caller } from "./caller.ts";
+import { importRecords } from "./import-records.ts";
 import { countOpen, list } from "./list-memories.ts";
 import { memoryHistory } from "./memory-history.ts";
 import type { OperationsDeps, ReadOptions } from "./operations-deps.ts";
@@ -12,12 +13,15 @@ import { read, readMemory } from "./read-memory.ts";
 import { readKey, recall } from "./recall-keys.ts";
 import { search } from "./search-memories.ts";
 import { status } from "./service-status.ts";
+import { readTenantSettings } from "./tenant-settings.ts";
 import { write } from "./write-command.ts";
 
 export type { ContextInput, ContextMemory, ContextResult } from "./build-context.ts";
+export type { ImportRecordsResult } from "./import-records.ts";
 export type { ListResult } from "./list-memories.ts";
 export type { OperationsDeps, ReadOptions } from "./operations-deps.ts";
 export type { SearchHit, SearchInput, SearchResult } from "./search-memories.ts";
+export type { RecordedTenantSettings, TenantSettingsSummary } from "./tenant-settings.ts";
 export type { WriteOutcome } from "./write-command.ts";
 
 type Bound<F> = F extends (deps: OperationsDeps, ...rest: infer A) => infer R ? (...rest: A) => R : never;
@@ -40,6 +44,10 @@ export type Operations = {
   status: Bound<typeof status>;
   /** A page of Cairn export records of what the caller may see. */
   exportPage(caller: Caller, request: Omit<ExportPageRequest, "principal">): Promise<ExportPageReply>;
+  /** An import plan written through ingest as the caller. */
+  importRecords: Bound<typeof importRecords>;
+  /** The tenant's settings as recorded, with their version (admins). */
+  readSettings: Bound<typeof readTenantSettings>;
 };
 
 export function createOperations(deps: OperationsDeps): Operations {
@@ -56,6 +64,8 @@ export function createOperations(deps: OperationsDeps): Operations {
     write: (caller, name, input) => write(deps, caller, name, input),
     status: (...a) => status(deps, ...a),
     exportPage: (caller, request) => deps.backend.exportPage(caller.principal, request),
+    importRecords: (...a) => importRecords(deps, ...a),
+    readSettings: (...a) => readTenantSettings(deps, ...a),
   };
 }
 

@@ -3,6 +3,7 @@
 import type { Logger } from "@cairn/telemetry";
 import type { CairnBackend } from "../backend/cairn-backend.ts";
 import type { Caller, Consistency, WritePositions } from "./caller.ts";
+import type { TenantSettingsReader } from "./tenant-settings.ts";
 
 export type OperationsDeps = {
   backend: CairnBackend;
@@ -10,6 +11,8 @@ export type OperationsDeps = {
   logger?: Logger | undefined;
   /** Candidates fetched for re-ranking (default 200; at least 3 × the asked limit). */
   rerankCandidates?: number | undefined;
+  /** Reads a tenant's recorded settings (absent: settings are not readable through this gateway). */
+  tenantSettings?: TenantSettingsReader | undefined;
 };
 
 export type ReadOptions = { consistency?: Consistency; afterPosition?: number | undefined };

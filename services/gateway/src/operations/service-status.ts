@@ -1,9 +1,10 @@
-// `memory_status` / `GET /v1/status`: every service's health, the caller's open work, and the
-// doctor's verdict for the tenant.
+// `memory_status` / `GET /v1/status`: every service's health, the caller's open work, the
+// tenant's settings in brief, and the doctor's verdict for the tenant.
 import type { CairnError } from "@cairn/contracts";
 import type { Caller } from "./caller.ts";
 import { countOpen } from "./list-memories.ts";
 import type { OperationsDeps } from "./operations-deps.ts";
+import { tenantSettingsSummary } from "./tenant-settings.ts";
 
 export async function status(deps: OperationsDeps, caller: Caller) {
   const services = ["ingest", "search", "ranking", "maintenance"] as const;
@@ -17,9 +18,11 @@ export async function status(deps: OperationsDeps, caller: Caller) {
       }
     }),
   );
-  const [proposals, handoffs, doctor] = await Promise.all([
+  const [proposals, handoffs, settings, doctor] = await Promise.all([
     countOpen(deps, caller, "proposal", { consistency: "strong" }),
     countOpen(deps, caller, "handoff", { consistency: "strong" }),
+    // The tenant's settings in brief (null when they cannot be read).
+    tenantSettingsSummary(deps, caller),
     // The maintenance doctor's verdict for the tenant; null when maintenance does not answer.
     deps.backend.doctorSummary(caller.principal.tenant).then(
       (r) => ({
@@ -41,6 +44,7 @@ export async function status(deps: OperationsDeps, caller: Caller) {
     ranking: health.find(([s]) => s === "ranking")?.[1].ok ? "ranked" : "search_order",
     pending: { proposals, handoffs },
     lastWritePosition: deps.positions.last(caller.keyId) ?? null,
+    settings,
     health: doctor,
   };
 }

@@ -116,6 +116,8 @@ export function buildOpenApiDocument(
       errorStatuses.add(413);
       errorStatuses.add(415);
     }
+    // A file of any media type is read (its bytes say what it is): too large is the only refusal.
+    if (route.upload) errorStatuses.add(413);
     const responses: Record<string, unknown> = {
       [String(route.success.status)]: {
         description: route.success.description,
@@ -152,6 +154,20 @@ export function buildOpenApiDocument(
       tags: [route.tag],
       ...(route.public ? { security: [] } : {}),
       ...(parameters.length ? { parameters } : {}),
+      ...(route.upload
+        ? {
+            requestBody: {
+              required: true,
+              description: route.upload.description,
+              content: Object.fromEntries(
+                route.upload.mediaTypes.map((type) => [
+                  type,
+                  { schema: { type: "string", contentMediaType: type } },
+                ]),
+              ),
+            },
+          }
+        : {}),
       ...(route.body
         ? {
             requestBody: {

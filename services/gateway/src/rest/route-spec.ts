@@ -9,6 +9,8 @@ import type { WriteOutcome } from "../operations/create-operations.ts";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
 
+export type UploadSpec = { maxBytes: number; mediaTypes: readonly string[]; description: string };
+
 export type ResponseSpec = { description: string; schema?: z.ZodType; headers?: Record<string, string> };
 
 export type RouteContext<P, Q, B> = {
@@ -37,6 +39,11 @@ export type RouteSpec<P = unknown, Q = unknown, B = unknown> = {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
+  /**
+   * The route takes a file as its body instead of JSON: any media type of the list, read as
+   * bytes (the handler's `body` is a Buffer) up to `maxBytes` (413 `too_large` past it).
+   */
+  upload?: UploadSpec;
   /** The route changes a versioned resource: `If-Match: <version>` is required (412 without). */
   ifMatch?: boolean;
   /** Default: an API key is required. */

@@ -13,6 +13,7 @@ import { createAuthenticator } from "../auth/authenticator.ts";
 import { createHostPolicy, createOriginPolicy } from "../auth/origin-policy.ts";
 import { createRateLimiter } from "../auth/rate-limiter.ts";
 import { createHttpServer } from "../http-server.ts";
+import type { ImportLimits } from "../rest/routes/import.ts";
 
 export const teamKeys = {
   alice: { tenant: "acme", agent: "alice", role: "agent", primary: false },
@@ -45,6 +46,8 @@ export type HarnessOptions = {
   /** Wrong keys per client address and window before 429 (default: not throttled). */
   authFailures?: { limit: number; windowMs: number };
   backendTimeoutMs?: number;
+  /** What `POST /v1/import` takes (default: the gateway's). */
+  importLimits?: ImportLimits;
 };
 
 export async function startGatewayHarness(options: HarnessOptions): Promise<GatewayHarness> {
@@ -74,6 +77,7 @@ export async function startGatewayHarness(options: HarnessOptions): Promise<Gate
     ...(options.authFailures ? { authFailureThrottle: createAuthFailureThrottle(options.authFailures) } : {}),
     bodyLimitBytes: options.bodyLimitBytes ?? 256 * 1024,
     backendTimeoutMs: options.backendTimeoutMs ?? 5000,
+    ...(options.importLimits ? { importLimits: options.importLimits } : {}),
   });
   const address = await app.listen({ host: "127.0.0.1", port: 0 });
   return {

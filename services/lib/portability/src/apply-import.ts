@@ -48,23 +48,35 @@ const statusCommand = {
 } as const;
 
 /**
- * A key per step, made from what it writes (not from where the record was read): the same
- * records imported again send the same keys, and an edited record a new one.
+ * A key per step, made from what it writes (not from where the record was read) and who
+ * writes it: the same records imported again by the same caller send the same keys, an edited
+ * record a new one. Ingest binds a key to the principal that first sent it, so another
+ * caller's import of the same file gets keys of its own (and its records are reported as
+ * duplicates of the first import's, not refused as a reused key).
  */
-function idempotencyKey(step: ImportStep): string {
+function idempotencyKey(step: ImportStep, actor: string): string {
   const what = JSON.stringify(step, (field, value) => (field === "sourceRef" ? undefined : value));
-  return `import:${createHash("sha256").update(what).digest("hex").slice(0, 40)}`;
+  return `import:${createHash("sha256").update(actor).update("\u0000").update(what).digest("hex").slice(0, 40)}`;
 }
 
 function isPlan(result: WriteResult | PlanResult): result is PlanResult {
   return "dryRun" in result;
 }
 
-/** Sends again, with the same idempotency key, while the service is away or slow. */
+/**
+ * Sends again, with the same idempotency key, while the service is away or slow. The answer to
+ * a send after a lost one is marked replayed when the lost one landed: it is this import's own
+ * write, so the mark is dropped (an earlier import's write is answered replayed at the first send).
+ */
 async function withRetries(send: SendCommand, command: string, payload: Record<string, unknown>) {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await send(command, payload);
+      const result = await send(command, payload);
+      if (attempt > 1 && "replayed" in result) {
+        const { replayed: _mark, ...own } = result;
+        return own;
+      }
+      return result;
     } catch (error) {
       const transient = isCairnError(error) && (error.code === "unavailable" || error.code === "timeout");
       if (!transient || attempt >= 5) throw error;
@@ -73,10 +85,22 @@ async function withRetries(send: SendCommand, command: string, payload: Record<s
   }
 }
 
+export type ApplyImportOptions = {
+  /** Called after each step, with the steps done and their total. */
+  onProgress?: (done: number, total: number) => void;
+  /**
+   * Who writes (the principal, as the caller knows it): part of every idempotency key. An
+   * import by the same caller again is then answered step by step as the first time.
+   */
+  actor?: string;
+  /** Stops before the next step (the client went away); steps already sent stay written. */
+  signal?: AbortSignal;
+};
+
 export async function applyImport(
   plan: ImportPlan,
   sendOnce: SendCommand,
-  options: { onProgress?: (done: number, total: number) => void } = {},
+  options: ApplyImportOptions = {},
 ): Promise<ImportOutcome> {
   const send: SendCommand = (command, payload) => withRetries(sendOnce, command, payload);
   const steps = importSteps(plan);
@@ -107,7 +131,8 @@ export async function applyImport(
   };
   let done = 0;
   for (const step of steps) {
-    const key = idempotencyKey(step);
+    options.signal?.throwIfAborted();
+    const key = idempotencyKey(step, options.actor ?? "");
     try {
       if (step.action === "create") {
         const result = (await send(createCommand[step.item.tier], {

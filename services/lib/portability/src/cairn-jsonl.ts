@@ -3,6 +3,8 @@
 // fields it does not know, so a later optional field does not need a new version.
 import {
   CairnError,
+  type CairnExportEnd,
+  CairnExportEndSchema,
   type CairnExportHeader,
   CairnExportHeaderSchema,
   type CairnExportRecord,
@@ -29,6 +31,10 @@ export type ParsedCairnExport = {
   recordLines: number[];
   /** Lines that could not be read; the others are still returned. */
   errors: CairnExportError[];
+  /** The end line; null when the export has none (it was cut off). */
+  end: CairnExportEnd | null;
+  /** Lines between the header and the end line that were meant as records (read or not). */
+  lineCount: number;
 };
 
 function describe(error: z.ZodError): string {
@@ -56,22 +62,44 @@ function checked<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   );
 }
 
-/** The header line and one line per record, each ending in `\n`; every value is validated first. */
+const endLine = (end: CairnExportEnd) => jsonLine(CairnExportEndSchema.parse(end));
+
+/**
+ * The header line, one line per record and the end line, each ending in `\n`; every value is
+ * validated first. When the records fail part way (a store went away), `onError` decides: with
+ * it, the export ends with an end line that says it is not complete and why (a streamed
+ * answer whose status was already sent); without it, the error is thrown (a file left without
+ * an end line).
+ */
 export async function* cairnExportLines(
   header: CairnExportHeader,
   records: Iterable<CairnExportRecord> | AsyncIterable<CairnExportRecord>,
+  options: { onError?: (error: unknown) => NonNullable<CairnExportEnd["error"]> } = {},
 ): AsyncGenerator<string> {
   yield jsonLine(checked(CairnExportHeaderSchema, header, "the header"));
-  for await (const record of records)
-    yield jsonLine(checked(CairnExportRecordSchema, record, `record ${record.id}`));
+  let count = 0;
+  try {
+    for await (const record of records) {
+      yield jsonLine(checked(CairnExportRecordSchema, record, `record ${record.id}`));
+      count += 1;
+    }
+  } catch (error) {
+    if (!options.onError) throw error;
+    yield endLine({ end: true, records: count, complete: false, error: options.onError(error) });
+    return;
+  }
+  yield endLine({ end: true, records: count, complete: true });
 }
 
 /** The whole export as one string (for exports that fit in memory; otherwise `cairnExportLines`). */
 export function encodeCairnExport(header: CairnExportHeader, records: Iterable<CairnExportRecord>): string {
   let out = jsonLine(checked(CairnExportHeaderSchema, header, "the header"));
-  for (const record of records)
+  let count = 0;
+  for (const record of records) {
     out += jsonLine(checked(CairnExportRecordSchema, record, `record ${record.id}`));
-  return out;
+    count += 1;
+  }
+  return out + endLine({ end: true, records: count, complete: true });
 }
 
 /**
@@ -80,7 +108,14 @@ export function encodeCairnExport(header: CairnExportHeader, records: Iterable<C
  * since its lines may mean something else.
  */
 export function parseCairnExport(text: string): ParsedCairnExport {
-  const out: ParsedCairnExport = { header: null, records: [], recordLines: [], errors: [] };
+  const out: ParsedCairnExport = {
+    header: null,
+    records: [],
+    recordLines: [],
+    errors: [],
+    end: null,
+    lineCount: 0,
+  };
   const lines = text.replace(/^\uFEFF/, "").split("\n");
   const seen = new Map<string, number>();
   let headerSeen = false;
@@ -93,7 +128,8 @@ export function parseCairnExport(text: string): ParsedCairnExport {
       value = JSON.parse(line);
     } catch (error) {
       out.errors.push({ line: lineNo, message: `not JSON: ${(error as Error).message}` });
-      if (!headerSeen) headerSeen = true;
+      if (headerSeen && out.end === null) out.lineCount += 1;
+      headerSeen = true;
       continue;
     }
     if (!headerSeen) {
@@ -118,6 +154,17 @@ export function parseCairnExport(text: string): ParsedCairnExport {
       }
       out.errors.push({ line: lineNo, message: "the first line is not a Cairn export header" });
     }
+    if (out.end !== null) {
+      out.errors.push({ line: lineNo, message: "a line after the end line; skipped" });
+      continue;
+    }
+    if (typeof value === "object" && value !== null && (value as { end?: unknown }).end === true) {
+      const end = CairnExportEndSchema.safeParse(value);
+      if (end.success) out.end = end.data;
+      else out.errors.push({ line: lineNo, message: `not a valid end line: ${describe(end.error)}` });
+      continue;
+    }
+    out.lineCount += 1;
     const record = CairnExportRecordSchema.safeParse(value);
     if (!record.success) {
       out.errors.push({ line: lineNo, message: describe(record.error) });
@@ -152,6 +199,25 @@ export function importCairnExport(
   const run = startImport(options, "export");
   const { name, problems } = run;
   for (const e of parsed.errors) problems.push({ where: `${name}:${e.line}`, message: e.message });
+  // An export that stopped early is imported as far as it goes, and said to be partial.
+  const { end } = parsed;
+  if (end === null && parsed.lineCount > 0) {
+    problems.push({
+      where: name,
+      message:
+        "no end line: the export was cut off (or written by an older Cairn); the records it holds are imported",
+    });
+  } else if (end && !end.complete) {
+    problems.push({
+      where: name,
+      message: `the export stopped early after ${end.records} records (${end.error?.code ?? "error"}: ${end.error?.message ?? "unknown"}); export again for the rest`,
+    });
+  } else if (end && end.records !== parsed.lineCount) {
+    problems.push({
+      where: name,
+      message: `the end line counts ${end.records} records, the file holds ${parsed.lineCount}`,
+    });
+  }
   const claims = createSlotClaims();
   const drafts: DraftItem[] = [];
   parsed.records.forEach((record, index) => {

@@ -45,13 +45,14 @@ const odd = [
 describe("encode and parse", () => {
   it("gives back the same header and records", () => {
     const text = encodeCairnExport(sampleHeader, odd);
-    expect(text.split("\n")).toHaveLength(odd.length + 2); // header, records, and the final newline
+    expect(text.split("\n")).toHaveLength(odd.length + 3); // header, records, the end line and the final newline
     expect(text).not.toContain("\u2028");
     const parsed = parseCairnExport(text);
     expect(parsed.errors).toEqual([]);
     expect(parsed.header).toEqual(sampleHeader);
     expect(parsed.records).toEqual(odd);
     expect(parsed.recordLines).toEqual([2, 3]);
+    expect(parsed.end).toEqual({ end: true, records: 2, complete: true });
   });
 
   it("round-trips any text in any field", () => {
@@ -83,6 +84,50 @@ describe("encode and parse", () => {
     let streamed = "";
     for await (const line of cairnExportLines(sampleHeader, records())) streamed += line;
     expect(streamed).toBe(encodeCairnExport(sampleHeader, odd));
+  });
+
+  it("ends with an end line; a stream that fails part way says so in it", async () => {
+    const whole = encodeCairnExport(sampleHeader, odd).trim().split("\n");
+    expect(JSON.parse(whole.at(-1) as string)).toEqual({ end: true, records: odd.length, complete: true });
+    expect(parseCairnExport(whole.join("\n")).end).toEqual({
+      end: true,
+      records: odd.length,
+      complete: true,
+    });
+
+    async function* failing() {
+      yield odd[0] as CairnExportRecord;
+      throw new Error("search went away");
+    }
+    const lines: string[] = [];
+    const stream = cairnExportLines(sampleHeader, failing(), {
+      onError: (error) => ({
+        code: "unavailable",
+        message: (error as Error).message,
+        hint: "export again shortly",
+      }),
+    });
+    for await (const line of stream) lines.push(line);
+    expect(lines).toHaveLength(3);
+    expect(JSON.parse(lines[2] as string)).toEqual({
+      end: true,
+      records: 1,
+      complete: false,
+      error: { code: "unavailable", message: "search went away", hint: "export again shortly" },
+    });
+    // Read back: what arrived is imported, and the import says the export was not whole.
+    const partial = importCairnExport(lines.join(""), { sourceName: "cut.jsonl" });
+    expect(partial.items).toHaveLength(1);
+    expect(partial.problems.map((p) => p.message).join("\n")).toContain(
+      "the export stopped early after 1 records (unavailable: search went away)",
+    );
+    // Without onError the failure is thrown, and a file written so far has no end line.
+    await expect(async () => {
+      for await (const _ of cairnExportLines(sampleHeader, failing())) {
+      }
+    }).rejects.toThrow("search went away");
+    const cut = importCairnExport(lines.slice(0, 2).join(""), { sourceName: "cut.jsonl" });
+    expect(cut.problems.map((p) => p.message).join("\n")).toContain("no end line: the export was cut off");
   });
 
   it("refuses to write an invalid record", () => {

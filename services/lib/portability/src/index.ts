@@ -1,11 +1,13 @@
 // The format's schemas are contracts' (search answers export pages over the bus).
 export type {
+  CairnExportEnd,
   CairnExportHeader,
   CairnExportRecord,
   CairnExportVersion,
   MemoryStreamEventType,
 } from "@cairn/contracts";
 export {
+  CairnExportEndSchema,
   CairnExportHeaderSchema,
   CairnExportRecordSchema,
   CairnExportVersionSchema,
@@ -13,7 +15,7 @@ export {
   cairnExportVersion,
   memoryStreamEventTypes,
 } from "@cairn/contracts";
-export type { ImportOutcome, SendCommand } from "./apply-import.ts";
+export type { ApplyImportOptions, ImportOutcome, SendCommand } from "./apply-import.ts";
 export { applyImport } from "./apply-import.ts";
 export { cairnExportRecord } from "./cairn-export-record.ts";
 export type { CairnExportError, ParsedCairnExport } from "./cairn-jsonl.ts";
@@ -28,6 +30,16 @@ export type {
   Succession,
 } from "./import-plan.ts";
 export { importSteps } from "./import-plan.ts";
+export type { ImportFormat, ImportSource, ImportSummary } from "./import-source.ts";
+export {
+  formatImportSummary,
+  ImportSummarySchema,
+  importFormatDescriptions,
+  importFormats,
+  importSourceOf,
+  importSummary,
+  planImport,
+} from "./import-source.ts";
 export type { KeymemGraph } from "./keymem.ts";
 export { importKeymem, KeymemGraphSchema } from "./keymem.ts";
 export type { MarkdownFile } from "./markdown.ts";
@@ -35,3 +47,5 @@ export { exportMarkdownVault, fileStemForSlot, markdownFileNames, parseMarkdownV
 export type { Mem0Memory } from "./mem0.ts";
 export { importMem0, Mem0ExportSchema, Mem0MemorySchema } from "./mem0.ts";
 export { importServerMemory, ServerMemoryEntitySchema, ServerMemoryRelationSchema } from "./server-memory.ts";
+export type { ArchiveKind, ArchiveLimits } from "./vault-archive.ts";
+export { archiveKindOf, readVaultArchive } from "./vault-archive.ts";

@@ -1,4 +1,6 @@
+import type { ServiceName } from "@cairn/contracts";
 import { z } from "zod";
+import { ConfigFileError, resolveSettings, type SettingSource } from "./config-file.ts";
 
 /** Settings every service reads; defaults match `infra/local/infra.sh`. */
 export const baseEnvSchema = z.object({
@@ -20,12 +22,74 @@ export const baseEnvSchema = z.object({
 });
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
 
-/** Parses the environment once at start; a bad setting stops the service with a clear message. */
-export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
-  const parsed = schema.safeParse(env);
+export type ParseEnvOptions = {
+  /** Whose section of the configuration file applies (none: only its top-level settings). */
+  service?: ServiceName | undefined;
+};
+
+/** The setting names a schema declares (an object schema's keys). */
+export function settingNamesOf(schema: z.ZodType): string[] {
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+/**
+ * Reads a service's settings once at start: the environment over the configuration file
+ * (`CAIRN_CONFIG`, see config-file.ts) over the schema's defaults, validated by the schema. A
+ * bad setting stops the service with a message naming where it was given (the file and its
+ * key, or the environment variable) and what is wrong.
+ */
+export function parseEnv<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+  options: ParseEnvOptions = {},
+): z.infer<S> {
+  return parseSettings(schema, env, options).config;
+}
+
+export type ParsedSettings<T> = {
+  config: T;
+  /** The values as given (environment strings), before the schema read them. */
+  given: Record<string, string | undefined>;
+  /** Where each setting of the schema came from. */
+  sources: Record<string, SettingSource>;
+  /** The configuration file read, if any. */
+  file: string | undefined;
+};
+
+/** `parseEnv`, with where each setting came from (for `pnpm cairn config`). */
+export function parseSettings<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+  options: ParseEnvOptions = {},
+): ParsedSettings<z.infer<S>> {
+  const { values, fromFile, file } = resolveSettings(env, options.service);
+  const names = settingNamesOf(schema);
+  const section = options.service ? file?.sections[options.service] : undefined;
+  if (file && section && names.length > 0) {
+    for (const key of Object.keys(section)) {
+      if (!names.includes(key)) {
+        throw new ConfigFileError(
+          file.path,
+          `[${options.service}] ${key}`,
+          `is not a setting of ${options.service}`,
+        );
+      }
+    }
+  }
+  const parsed = schema.safeParse(values);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    const lines = parsed.error.issues.map((issue) => {
+      const key = issue.path.join(".");
+      const inFile = fromFile.get(key);
+      const where = file && inFile !== undefined ? `${file.path}: ${inFile}${key}` : key;
+      return `  ${where}: ${issue.message}`;
+    });
     throw new Error(`invalid configuration:\n${lines.join("\n")}`);
   }
-  return parsed.data;
+  const sources: Record<string, SettingSource> = {};
+  for (const name of names) {
+    sources[name] = fromFile.has(name) ? "file" : values[name] !== undefined ? "env" : "default";
+  }
+  return { config: parsed.data, given: values, sources, file: file?.path };
 }

@@ -1,6 +1,9 @@
-export type { BaseEnv } from "./base-env.ts";
-export { baseEnvSchema, parseEnv } from "./base-env.ts";
+export type { BaseEnv, ParsedSettings, ParseEnvOptions } from "./base-env.ts";
+export { baseEnvSchema, parseEnv, parseSettings, settingNamesOf } from "./base-env.ts";
+export type { ConfigFile, SettingSource } from "./config-file.ts";
+export { ConfigFileError, readConfigFile } from "./config-file.ts";
 export { isDependencyFailure, reportOutage } from "./dependency-failure.ts";
+export { maskedValue, maskSetting, maskUrlPasswords } from "./mask-setting.ts";
 export type {
   DependencyCheck,
   ServiceContext,

@@ -10,7 +10,7 @@ import {
 import { createLogger, initMetrics, initTracing, type Logger, type Metrics } from "@cairn/telemetry";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { z } from "zod";
-import { type BaseEnv, baseEnvSchema, parseEnv } from "./base-env.ts";
+import { type BaseEnv, baseEnvSchema, parseSettings } from "./base-env.ts";
 
 export type DependencyCheck = () => Promise<void>;
 
@@ -76,11 +76,13 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ServiceHandle> {
   const schema = (definition.envSchema ?? baseEnvSchema) as S;
-  const config = parseEnv(schema, env) as z.infer<S>;
+  const settings = parseSettings(schema, env, { service: definition.name });
+  const config = settings.config as z.infer<S>;
   const instance = config.CAIRN_INSTANCE ?? `${definition.name}-${randomUUID().slice(0, 8)}`;
   const logger = createLogger(definition.name, config.CAIRN_LOG_LEVEL).child({ instance });
-  const tracing = initTracing({ serviceName: `cairn-${definition.name}`, env });
-  const metrics = initMetrics({ serviceName: `cairn-${definition.name}` });
+  // Tracing reads OTEL_* and CAIRN_TRACE_FILE, which the configuration file may hold too.
+  const tracing = initTracing({ serviceName: `cairn-${definition.name}`, env: settings.given });
+  const metrics = initMetrics({ serviceName: `cairn-${definition.name}`, env: settings.given });
   const metricsPort = config.CAIRN_METRICS_PORT ?? defaultMetricsPorts[definition.name];
   if (metricsPort !== undefined && metricsPort !== "off") {
     const { port } = await metrics.listen(metricsPort);
@@ -90,6 +92,7 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   const credentials = busCredentialsFromEnv(config);
   const nc = await connectBus({ url: config.CAIRN_NATS_URL, name: instance, logger, credentials });
   if (credentials) logger.info({ identity: credentials.user }, "connected to nats with bus credentials");
+  if (settings.file) logger.info({ file: settings.file }, "settings read from the configuration file");
   let started: StartedService;
   try {
     started = await definition.start({ name: definition.name, instance, env: config, logger, nc, metrics });

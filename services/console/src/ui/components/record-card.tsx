@@ -1,5 +1,6 @@
-// What the inbox and handoff cards share: the record's head and content, and the form that
-// edits its text at the version shown (the server refuses if it moved meanwhile).
+// What the inbox and handoff cards share: the record's head and content, the form that edits
+// its text at the version shown (the server refuses if it moved meanwhile), the one-line note
+// an action carries, and the card's buttons.
 import type { Kind, MemoryDocument } from "@cairn/contracts";
 import { useState } from "preact/hooks";
 import { href } from "../router.ts";
@@ -103,5 +104,71 @@ export function EditForm({
         </button>
       </div>
     </form>
+  );
+}
+
+/**
+ * A one-line note sent with an action at the version shown (why a proposal is rejected, what
+ * a handoff achieved): a label, the field, the action's button and Cancel.
+ */
+export function NoteForm({
+  id,
+  label,
+  submitLabel,
+  danger = false,
+  busy,
+  onSubmit,
+  onCancel,
+}: {
+  id: string;
+  label: string;
+  submitLabel: string;
+  danger?: boolean;
+  busy: boolean;
+  /** The note as typed, trimmed; null when left empty. */
+  onSubmit: (note: string | null) => void;
+  onCancel: () => void;
+}) {
+  const [note, setNote] = useState("");
+  return (
+    <form
+      class="inline-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit(note.trim() || null);
+      }}
+    >
+      <label for={id}>{label}</label>
+      <input id={id} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
+      <div class="actions">
+        <button type="submit" class={danger ? "danger" : undefined} disabled={busy}>
+          {submitLabel}
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export type CardAction = { label: string; onClick: () => void; primary?: boolean };
+
+/** A card's buttons, disabled while one of its actions runs; the first primary one stands out. */
+export function ActionBar({ actions, busy }: { actions: CardAction[]; busy: boolean }) {
+  return (
+    <div class="actions">
+      {actions.map((a) => (
+        <button
+          key={a.label}
+          type="button"
+          class={a.primary ? undefined : "secondary"}
+          disabled={busy}
+          onClick={a.onClick}
+        >
+          {a.label}
+        </button>
+      ))}
+    </div>
   );
 }

@@ -4,7 +4,7 @@ import type { MemoryDocument } from "@cairn/contracts";
 import { useState } from "preact/hooks";
 import { Page } from "../components/page.tsx";
 import { ProblemMessage } from "../components/problem-message.tsx";
-import { EditForm, RecordHead } from "../components/record-card.tsx";
+import { ActionBar, EditForm, NoteForm, RecordHead } from "../components/record-card.tsx";
 import { type ListHooks, RecordList } from "../components/record-list.tsx";
 import { useConsole } from "../console-context.ts";
 import type { Route } from "../router.ts";
@@ -14,7 +14,6 @@ function HandoffCard({ document: d, list }: { document: MemoryDocument; list: Li
   const { api } = useConsole();
   const action = useAction();
   const [mode, setMode] = useState<"view" | "edit" | "complete">("view");
-  const [summary, setSummary] = useState("");
   const path = `/v1/handoffs/${d.id}`;
   const name = d.title || d.slot;
   const done = (message: string) => {
@@ -39,40 +38,28 @@ function HandoffCard({ document: d, list }: { document: MemoryDocument; list: Li
         />
       ) : null}
       {mode === "complete" ? (
-        <form
-          class="inline-form"
-          onSubmit={(event) => {
-            event.preventDefault();
+        <NoteForm
+          id={`complete-${d.id}`}
+          label="What was done?"
+          submitLabel="Complete"
+          busy={action.busy}
+          onCancel={() => setMode("view")}
+          onSubmit={(summary) =>
             action.run(async () => {
-              await api.request("POST", `${path}/complete`, {
-                ifMatch: d.version,
-                body: { summary: summary.trim() || null },
-              });
+              await api.request("POST", `${path}/complete`, { ifMatch: d.version, body: { summary } });
               done(`Completed “${name}”.`);
-            });
-          }}
-        >
-          <label for={`complete-${d.id}`}>What was done?</label>
-          <input id={`complete-${d.id}`} value={summary} onInput={(e) => setSummary(e.currentTarget.value)} />
-          <div class="actions">
-            <button type="submit" disabled={action.busy}>
-              Complete
-            </button>
-            <button type="button" class="secondary" onClick={() => setMode("view")}>
-              Cancel
-            </button>
-          </div>
-        </form>
+            })
+          }
+        />
       ) : null}
       {mode === "view" && d.status === "active" ? (
-        <div class="actions">
-          <button type="button" class="secondary" disabled={action.busy} onClick={() => setMode("edit")}>
-            Record progress
-          </button>
-          <button type="button" disabled={action.busy} onClick={() => setMode("complete")}>
-            Complete…
-          </button>
-        </div>
+        <ActionBar
+          busy={action.busy}
+          actions={[
+            { label: "Record progress", onClick: () => setMode("edit") },
+            { label: "Complete…", primary: true, onClick: () => setMode("complete") },
+          ]}
+        />
       ) : null}
       {action.problem ? (
         <ProblemMessage problem={action.problem} onRetry={list.reload} retryLabel="Reload" />

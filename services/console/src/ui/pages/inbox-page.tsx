@@ -5,7 +5,7 @@ import type { MemoryDocument, WriteResult } from "@cairn/contracts";
 import { useState } from "preact/hooks";
 import { Page } from "../components/page.tsx";
 import { ProblemMessage } from "../components/problem-message.tsx";
-import { EditForm, RecordHead, type TextChanges } from "../components/record-card.tsx";
+import { ActionBar, EditForm, NoteForm, RecordHead, type TextChanges } from "../components/record-card.tsx";
 import { type ListHooks, type Notice, RecordList } from "../components/record-list.tsx";
 import { useConsole } from "../console-context.ts";
 import { href, type Route } from "../router.ts";
@@ -18,7 +18,6 @@ function ProposalCard({ document: d, list }: { document: MemoryDocument; list: L
   const { api } = useConsole();
   const action = useAction();
   const [mode, setMode] = useState<"view" | "edit" | "reject">("view");
-  const [reason, setReason] = useState("");
   const path = `/v1/proposals/${d.id}`;
   const name = d.title || d.slot;
   const done = (notice: Notice) => {
@@ -59,43 +58,30 @@ function ProposalCard({ document: d, list }: { document: MemoryDocument; list: L
         />
       ) : null}
       {mode === "reject" ? (
-        <form
-          class="inline-form"
-          onSubmit={(event) => {
-            event.preventDefault();
+        <NoteForm
+          id={`reject-${d.id}`}
+          label="Why reject it?"
+          submitLabel="Reject"
+          danger
+          busy={action.busy}
+          onCancel={() => setMode("view")}
+          onSubmit={(reason) =>
             action.run(async () => {
-              await api.request("POST", `${path}/reject`, {
-                ifMatch: d.version,
-                body: { reason: reason.trim() || null },
-              });
+              await api.request("POST", `${path}/reject`, { ifMatch: d.version, body: { reason } });
               done({ message: `Rejected “${name}”.` });
-            });
-          }}
-        >
-          <label for={`reject-${d.id}`}>Why reject it?</label>
-          <input id={`reject-${d.id}`} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
-          <div class="actions">
-            <button type="submit" class="danger" disabled={action.busy}>
-              Reject
-            </button>
-            <button type="button" class="secondary" onClick={() => setMode("view")}>
-              Cancel
-            </button>
-          </div>
-        </form>
+            })
+          }
+        />
       ) : null}
       {mode === "view" && pending ? (
-        <div class="actions">
-          <button type="button" disabled={action.busy} onClick={() => promote()}>
-            Promote
-          </button>
-          <button type="button" class="secondary" disabled={action.busy} onClick={() => setMode("edit")}>
-            Edit
-          </button>
-          <button type="button" class="secondary" disabled={action.busy} onClick={() => setMode("reject")}>
-            Reject…
-          </button>
-        </div>
+        <ActionBar
+          busy={action.busy}
+          actions={[
+            { label: "Promote", primary: true, onClick: () => promote() },
+            { label: "Edit", onClick: () => setMode("edit") },
+            { label: "Reject…", onClick: () => setMode("reject") },
+          ]}
+        />
       ) : null}
       {action.problem ? (
         <ProblemMessage problem={action.problem} onRetry={list.reload} retryLabel="Reload" />

@@ -1,5 +1,5 @@
-// Tenant settings (admins), when the gateway has the route: the settings as JSON, changed by
-// sending the edited fields back (`PATCH /v1/settings`, at the version read when it gives one).
+// Tenant settings (admins): the settings as JSON with their version, changed by sending the
+// edited fields back (`PATCH /v1/settings`, at the version read).
 import { useEffect, useState } from "preact/hooks";
 import { versionOfEtag } from "../api-client.ts";
 import { LoadingRows } from "../components/loading-rows.tsx";
@@ -38,12 +38,20 @@ export function SettingsPage() {
             }
             const version = versionOfEtag(loaded.etag);
             action.run(async () => {
-              await api.request("PATCH", "/v1/settings", { body, ...(version ? { ifMatch: version } : {}) });
+              await api.request("PATCH", "/v1/settings", {
+                body,
+                ...(version !== undefined ? { ifMatch: version } : {}),
+              });
               announce("Settings saved.");
               reload();
             });
           }}
         >
+          <p class="muted" id="settings-version">
+            Version {versionOfEtag(loaded.etag) ?? 0}. Settings not listed take their defaults; each one you
+            save replaces that setting as a whole, and a change made by someone else since this version is
+            refused (reload, then save again).
+          </p>
           <label for="settings-json">The tenant's settings (JSON)</label>
           <textarea
             id="settings-json"

@@ -18,8 +18,38 @@ type StatusReply = {
   ranking: string;
   pending: { proposals: number | null; handoffs: number | null };
   lastWritePosition: number | null;
+  settings: {
+    version: number;
+    changedAt: string | null;
+    changedBy: string | null;
+    set: string[];
+    workflowLock: { reason: string; expiresAt: string } | null;
+  } | null;
   health: { status: string; summary: string; findings: Finding[] } | null;
 };
+
+/** The tenant's settings in brief: their version, the last change, what is set (admins: a link to them). */
+function SettingsSummary({ settings, admin }: { settings: StatusReply["settings"]; admin: boolean }) {
+  if (!settings) return <span class="muted">not readable here</span>;
+  const version = admin ? (
+    <a href={href(["settings"])}>version {settings.version}</a>
+  ) : (
+    `version ${settings.version}`
+  );
+  return (
+    <span>
+      {version}
+      {settings.changedAt ? (
+        <>
+          , changed <Time iso={settings.changedAt} /> by {settings.changedBy}
+        </>
+      ) : (
+        ", never changed"
+      )}
+      {settings.set.length > 0 ? `; set: ${settings.set.join(", ")}` : "; all defaults"}
+    </span>
+  );
+}
 
 const tone = (status: string) => (status === "ok" ? "ok" : status === "warn" ? "warn" : "bad");
 
@@ -233,6 +263,21 @@ export function StatusPage() {
                   </a>,
                 ],
                 ["Last write of this key", result.data.status.lastWritePosition ?? "—"],
+                [
+                  "Settings",
+                  <SettingsSummary key="s" settings={result.data.status.settings} admin={admin} />,
+                ],
+                [
+                  "Workflow lock",
+                  result.data.status.settings?.workflowLock ? (
+                    <span key="l">
+                      <Badge tone="warn">locked</Badge> {result.data.status.settings.workflowLock.reason},
+                      until <Time iso={result.data.status.settings.workflowLock.expiresAt} />
+                    </span>
+                  ) : (
+                    "none"
+                  ),
+                ],
                 ["Health", result.data.status.health?.summary ?? "maintenance does not answer"],
               ]}
             />

@@ -1,18 +1,10 @@
 // A tenant's settings, for its admins: read them as recorded (a field never set takes its
 // default), change some of them. The change is the ingest command `tenant.change_settings`, so
 // it is validated, recorded in the tenant's stream and applied by every service from the log.
-import {
-  CairnError,
-  ingestCommandSchemas,
-  streamIdFor,
-  TenantSettingsSchema,
-  WriteResultSchema,
-} from "@cairn/contracts";
-import { readStream } from "@cairn/event-store";
-import { foldTenantSettings } from "@cairn/memory-model";
-import type pg from "pg";
+import { CairnError, ingestCommandSchemas, TenantSettingsSchema, WriteResultSchema } from "@cairn/contracts";
 import type { z } from "zod";
 import { requireAdmin } from "../../auth/role-checks.ts";
+import type { Operations } from "../../operations/create-operations.ts";
 import { defineRoute, type RouteSpec } from "../route-spec.ts";
 import { sendWrite, writeHeaders } from "../schemas.ts";
 
@@ -30,7 +22,7 @@ function optionalVersion(header: string | string[] | undefined): number | undefi
   return Number(match[1]);
 }
 
-export function settingsRoutes(pool: pg.Pool): RouteSpec[] {
+export function settingsRoutes(ops: Operations): RouteSpec[] {
   return [
     defineRoute({
       method: "GET",
@@ -49,16 +41,7 @@ export function settingsRoutes(pool: pg.Pool): RouteSpec[] {
       },
       errors: [403],
       handler: async ({ caller, reply }) => {
-        requireAdmin(caller.principal, "read the tenant's settings");
-        const events = await readStream(pool, streamIdFor("tenant", caller.principal.tenant)).catch(
-          (cause: unknown) => {
-            throw new CairnError("unavailable", "the tenant's settings could not be read", {
-              hint: "retry shortly",
-              cause,
-            });
-          },
-        );
-        const { settings, version } = foldTenantSettings(events);
+        const { settings, version } = await ops.readSettings(caller);
         reply.header("ETag", `"${version}"`);
         return settings;
       },

@@ -9,7 +9,7 @@ export function statusRoutes(ops: Operations): RouteSpec[] {
       method: "GET",
       path: "/v1/status",
       operationId: "getStatus",
-      summary: "Who this key is, whether the services answer, open work",
+      summary: "Who this key is, whether the services answer, open work, the tenant's settings in brief",
       tag: "status",
       success: {
         status: 200,
@@ -23,6 +23,16 @@ export function statusRoutes(ops: Operations): RouteSpec[] {
             handoffs: z.number().int().nullable(),
           }),
           lastWritePosition: z.number().int().nullable(),
+          /** The tenant's settings in brief (null when they cannot be read); admins read them in full at /v1/settings. */
+          settings: z
+            .object({
+              version: z.number().int().nonnegative(),
+              changedAt: z.string().nullable(),
+              changedBy: z.string().nullable(),
+              set: z.array(z.string()),
+              workflowLock: z.object({ reason: z.string(), expiresAt: z.string() }).nullable(),
+            })
+            .nullable(),
           /** The maintenance doctor's verdict for the tenant (null when maintenance does not answer). */
           health: z
             .object({
