@@ -78,7 +78,7 @@ export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): void
   const servers = createMcpServerPool({ idleMs: deps.sessionIdleMs });
 
   app.addHook("onClose", async () => {
-    await servers.close();
+    servers.close();
     if (ownStore) sessions.close();
   });
 

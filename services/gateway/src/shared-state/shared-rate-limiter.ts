@@ -30,10 +30,12 @@ if tokens >= 1 then
   tokens = tokens - 1
   allowed = 1
 end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+-- All 17 digits: tostring keeps 14, and a rounded count could let one request too many through.
+local exact = string.format('%.17g', tokens)
+redis.call('HSET', KEYS[1], 'tokens', exact, 'at', string.format('%.17g', now))
 -- Left alone until it is full again, a bucket is the same as none.
-redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / perMs) + 1000)
-return { allowed, tostring(tokens) }
+redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.ceil((burst - tokens) / perMs) + 1000))
+return { allowed, exact }
 `,
 );
 
