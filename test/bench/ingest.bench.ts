@@ -25,6 +25,7 @@ import { startNats, startPostgres, waitFor } from "@cairn/testing/servers";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import pg from "pg";
+import { cpuSeconds } from "./lib/process-cpu.ts";
 import { percentile, progress, type Row, report } from "./lib/report.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -64,7 +65,12 @@ type Phase = {
   errors: number;
   seconds: number;
   relayedSeconds: number;
+  /** CPU milliseconds per acknowledged write, by process (ingest, postgres, nats, client). */
+  cpuMsPerWrite: Record<string, number>;
 };
+
+/** CPU seconds used so far, by process. */
+type CpuSampler = () => Record<string, number>;
 
 async function lastPositionInLog(pool: pg.Pool): Promise<number> {
   const { rows } = await pool.query<{ max: string | null }>("select max(position) as max from cairn_events");
@@ -85,9 +91,11 @@ async function runPhase(
   concurrency: number,
   nc: NatsConnection,
   pool: pg.Pool,
+  cpu: CpuSampler,
   write: (worker: number, n: number) => Promise<WriteResult>,
 ): Promise<Phase> {
   const latencies: number[] = [];
+  const cpuBefore = cpu();
   let errors = 0;
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -120,6 +128,8 @@ async function runPhase(
     description: "the relay to publish every event",
   });
   const relayed = performance.now();
+  const cpuAfter = cpu();
+  const writes = Math.max(1, latencies.length);
   return {
     name,
     latencies,
@@ -127,6 +137,12 @@ async function runPhase(
     errors,
     seconds: (acked - started) / 1000,
     relayedSeconds: (relayed - started) / 1000,
+    cpuMsPerWrite: Object.fromEntries(
+      Object.entries(cpuAfter).map(([process, seconds]) => [
+        process,
+        Number(((1000 * (seconds - (cpuBefore[process] ?? 0))) / writes).toFixed(3)),
+      ]),
+    ),
   };
 }
 
@@ -167,6 +183,16 @@ export async function run(args: string[]): Promise<void> {
         description: "ingest to answer its health check",
       });
     }
+    // The relay runs inside ingest: its CPU counts with ingest's.
+    const cpu: CpuSampler = () => {
+      const own = process.cpuUsage();
+      return {
+        ingest: children.reduce((sum, c) => sum + (cpuSeconds(c.pid) ?? 0), 0),
+        postgres: cpuSeconds(postgres.pid, { children: true }) ?? 0,
+        nats: cpuSeconds(nats.pid) ?? 0,
+        client: (own.user + own.system) / 1e6,
+      };
+    };
     const send = (name: CommandName, payload: unknown) =>
       call(client, commandRpc(name) as RpcDefinition, payload, { timeoutMs: 30_000 }) as Promise<WriteResult>;
 
@@ -178,7 +204,7 @@ export async function run(args: string[]): Promise<void> {
       });
     }
 
-    const create = await runPhase("create", seconds, concurrency, client, pool, (_w, n) =>
+    const create = await runPhase("create", seconds, concurrency, client, pool, cpu, (_w, n) =>
       send("memory.create", {
         principal,
         memory: {
@@ -200,7 +226,7 @@ export async function run(args: string[]): Promise<void> {
       ),
     );
     const versions = owned.map((o) => o.version);
-    const update = await runPhase("update", seconds, concurrency, client, pool, async (w, n) => {
+    const update = await runPhase("update", seconds, concurrency, client, pool, cpu, async (w, n) => {
       const result = await send("memory.update", {
         principal,
         id: owned[w]?.id,
@@ -212,11 +238,23 @@ export async function run(args: string[]): Promise<void> {
     });
 
     // Latency of a single client's writes, without queueing behind other clients.
-    const single = await runPhase("create, 1 client", Math.max(2, seconds / 2), 1, client, pool, (_w, n) =>
-      send("memory.create", {
-        principal,
-        memory: { slot: `single-${n}`, kind: "decision", content: `single ${content(n)}`, keys: ["single"] },
-      }),
+    const single = await runPhase(
+      "create, 1 client",
+      Math.max(2, seconds / 2),
+      1,
+      client,
+      pool,
+      cpu,
+      (_w, n) =>
+        send("memory.create", {
+          principal,
+          memory: {
+            slot: `single-${n}`,
+            kind: "decision",
+            content: `single ${content(n)}`,
+            keys: ["single"],
+          },
+        }),
     );
 
     const { rows } = await pool.query<{ count: string }>("select count(*) from cairn_events");
@@ -232,6 +270,7 @@ export async function run(args: string[]): Promise<void> {
       "relayed writes/s": Math.round(p.writes / p.relayedSeconds),
       "p50 ms": Number(percentile(p.latencies, 50).toFixed(2)),
       "p99 ms": Number(percentile(p.latencies, 99).toFixed(2)),
+      ...Object.fromEntries(Object.entries(p.cpuMsPerWrite).map(([k, v]) => [`${k} cpu ms/w`, v])),
     }));
     const summary = {
       bench: "ingest",
@@ -256,6 +295,7 @@ export async function run(args: string[]): Promise<void> {
             relayedPerSecond: Math.round(p.writes / p.relayedSeconds),
             p50Ms: Number(percentile(p.latencies, 50).toFixed(2)),
             p99Ms: Number(percentile(p.latencies, 99).toFixed(2)),
+            cpuMsPerWrite: p.cpuMsPerWrite,
           },
         ]),
       ),

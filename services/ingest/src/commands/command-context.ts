@@ -36,6 +36,7 @@ import {
   type EventStore,
   type ExpectedVersion,
   isReservationTakenError,
+  isSealExistsError,
   type MemorySealStore,
 } from "@cairn/event-store";
 import {
@@ -87,6 +88,8 @@ export class CommandContext {
   readonly #deps: IngestDeps;
   readonly #idempotencyKey: string | undefined;
   readonly #fingerprint: string | undefined;
+  /** Seals of the memories this command opened: sealing their new text needs no other read. */
+  readonly #knownSeals = new Map<string, Uint8Array>();
   #nextEvent = 0;
 
   constructor(deps: IngestDeps, name: CommandName, command: CommandBase & Record<string, unknown>) {
@@ -214,7 +217,15 @@ export class CommandContext {
   /** Events with their sealed text opened (as they are when this ingest has no seal store). */
   async #open(events: StoredEvent[]): Promise<StoredEvent[]> {
     const seals = this.#deps.seals;
-    return seals ? openSealedEvents(events, seals) : events;
+    if (!seals) return events;
+    const known = this.#knownSeals;
+    return openSealedEvents(events, {
+      async sealsFor(memoryIds) {
+        const found = await seals.sealsFor(memoryIds);
+        for (const [id, state] of found) if (state.state === "active") known.set(id, state.seal);
+        return found;
+      },
+    });
   }
 
   /** The caller's version token must be the memory's current version. */
@@ -303,23 +314,37 @@ export class CommandContext {
    * or `duplicate_content`.
    */
   async commit(appends: PlannedAppend[], reported = appends.length): Promise<WriteResult> {
-    const sealed = await sealAppends(this.#deps.seals, this.principal.tenant, appends);
-    const eventCount = sealed.reduce((n, a) => n + a.events.length, 0);
+    const eventCount = appends.reduce((n, a) => n + a.events.length, 0);
     const meta: EventMeta =
       this.#fingerprint === undefined || eventCount === 0
         ? this.meta
         : { ...this.meta, idempotency: { fingerprint: this.#fingerprint, events: eventCount } };
-    const inputs: AppendInput[] = sealed.map((a) => ({
-      streamId: a.streamId,
-      streamType: a.streamType,
-      expectedVersion: a.expectedVersion,
-      events: a.events.map((e) => ({ eventId: this.#eventId(), type: e.type, data: e.data }) as NewEvent),
-      meta,
-      ...(a.reservations ? { reservations: a.reservations } : {}),
-    }));
+    // Ids first: sealing may have to be done again, the events stay the same.
+    const eventIds = appends.map((a) => a.events.map(() => this.#eventId()));
+    const inputs = (sealed: PlannedAppend[]): AppendInput[] =>
+      sealed.map((a, i) => ({
+        streamId: a.streamId,
+        streamType: a.streamType,
+        expectedVersion: a.expectedVersion,
+        events: a.events.map(
+          (e, j) => ({ eventId: eventIds[i]?.[j], type: e.type, data: e.data }) as NewEvent,
+        ),
+        meta,
+        ...(a.reservations ? { reservations: a.reservations } : {}),
+      }));
+    const tenant = this.principal.tenant;
     let results: AppendResult[];
     try {
-      results = await this.store.appendToStreams(inputs);
+      const sealed = await sealAppends(this.#deps.seals, tenant, appends, this.#knownSeals);
+      try {
+        results = await this.store.appendToStreams(inputs(sealed.appends), { seals: sealed.newSeals });
+      } catch (error) {
+        if (!isSealExistsError(error)) throw error;
+        // A memory this command creates has a seal already (a concurrent retry made it):
+        // seal with the stored one; a purged memory is refused by the seal store.
+        const again = await sealAppends(this.#deps.seals, tenant, appends, this.#knownSeals, true);
+        results = await this.store.appendToStreams(inputs(again.appends));
+      }
     } catch (error) {
       if (isReservationTakenError(error)) throw reservationError(error.key, error.holderStreamId);
       throw error;

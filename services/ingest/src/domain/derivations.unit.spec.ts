@@ -85,6 +85,22 @@ describe("entities", () => {
     );
   });
 
+  test("names that open a sentence, sit between sentences of small talk, or carry initials", () => {
+    const names = (text: string) =>
+      extractEntities(text)
+        .filter((e) => e.type === "person" || e.type === "place")
+        .map((e) => `${e.type}:${e.text}`);
+    expect(names("Thanks for that! Paris was lovely. We should go again.")).toEqual(["place:Paris"]);
+    expect(names("Yeah, totally. Melanie called me back today. Anyway, see you.")).toEqual([
+      "person:Melanie",
+    ]);
+    expect(names("Tim: There's a quote by J.K. Rowling that I really like.")).toContain(
+      "person:J.K. Rowling",
+    );
+    // Sentences whose only capital is their first word, or the pronoun I, name nobody.
+    expect(names("Wow. I made it with clay. It was great and I loved it.")).toEqual([]);
+  });
+
   test("each entity once, and at most 64", () => {
     const many = Array.from({ length: 100 }, (_, i) => `value_${i}`).join(" ");
     expect(extractEntities(many)).toHaveLength(64);

@@ -48,7 +48,7 @@ const appended = getMeter("@cairn/event-store").createCounter("cairn_events_appe
 const tracer = getTracer("@cairn/event-store");
 
 /** Postgres unique_violation: a concurrent append committed the same version, event id or key first. */
-function isUniqueViolation(error: unknown): boolean {
+export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown })?.code === "23505";
 }
 
@@ -101,12 +101,20 @@ export async function appendToStreams(
   pool: pg.Pool,
   inputs: readonly AppendInput[],
 ): Promise<AppendResult[]> {
+  return traceAppend(inputs, () => appendWithRetry(pool, inputs));
+}
+
+/** Runs an append in its `event-store append` span, with its streams, types and positions. */
+export function traceAppend(
+  inputs: readonly AppendInput[],
+  append: () => Promise<AppendResult[]>,
+): Promise<AppendResult[]> {
   const events = inputs.flatMap((i) => i.events);
   return startSpan(
     tracer,
     "event-store append",
     async (span) => {
-      const results = await appendWithRetry(pool, inputs);
+      const results = await append();
       const positions = results.flatMap((r) => r.positions);
       span.setAttribute("cairn.event.positions", positions);
       if (positions.length > 0) span.setAttribute("cairn.event.position", Math.max(...positions));
@@ -124,13 +132,18 @@ export async function appendToStreams(
   );
 }
 
-async function appendWithRetry(pool: pg.Pool, inputs: readonly AppendInput[]): Promise<AppendResult[]> {
+/** What one append must hold to: each stream once, each event id once. */
+export function checkAppendInputs(inputs: readonly AppendInput[]): void {
   const streamIds = inputs.map((i) => i.streamId);
   if (new Set(streamIds).size !== streamIds.length) {
     throw new Error("appendToStreams: each stream may appear once per append");
   }
   const eventIds = inputs.flatMap((i) => i.events.map((e) => e.eventId));
   if (new Set(eventIds).size !== eventIds.length) throw new Error("appendToStreams: duplicate event ids");
+}
+
+async function appendWithRetry(pool: pg.Pool, inputs: readonly AppendInput[]): Promise<AppendResult[]> {
+  checkAppendInputs(inputs);
   // A concurrent append that was not yet committed when this one checked versions, event ids
   // and reservations surfaces as a unique violation (after it committed). Checking again then
   // gives the right answer: a version conflict, the original result of a retry, a taken key,
@@ -144,7 +157,7 @@ async function appendWithRetry(pool: pg.Pool, inputs: readonly AppendInput[]): P
   }
 }
 
-type AppendRow = {
+export type AppendRow = {
   stream_id: string;
   event_id: string | null;
   version: number;
@@ -152,17 +165,35 @@ type AppendRow = {
   replayed: boolean;
 };
 
-function detailOf(error: unknown): Record<string, unknown> {
+function detailOf(detail: string | undefined): Record<string, unknown> {
   try {
-    return JSON.parse((error as { detail?: string }).detail ?? "{}") as Record<string, unknown>;
+    return JSON.parse(detail ?? "{}") as Record<string, unknown>;
   } catch {
     return {};
   }
 }
 
-/** One call of `cairn_append`, committed on its own (one round trip). */
-async function appendOnce(pool: pg.Pool, inputs: readonly AppendInput[]): Promise<AppendResult[]> {
-  const payload = inputs.map((input) => ({
+/**
+ * The typed error for an append refused by the log's checks (CA001-CA003, see the append
+ * migration), or undefined for any other SQLSTATE.
+ */
+export function appendRefusal(code: string | undefined, detail: string | undefined): Error | undefined {
+  const d = detailOf(detail);
+  if (code === "CA001") {
+    return new VersionConflictError(
+      String(d.streamId),
+      d.expectedVersion as ExpectedVersion,
+      Number(d.actualVersion),
+    );
+  }
+  if (code === "CA002") return new ReservationTakenError(String(d.key), String(d.holderStreamId));
+  if (code === "CA003") return new EventIdReuseError((d.eventIds as string[] | undefined) ?? []);
+  return undefined;
+}
+
+/** The JSON an append function takes for these inputs. */
+export function appendPayload(inputs: readonly AppendInput[]) {
+  return inputs.map((input) => ({
     streamId: input.streamId,
     streamType: input.streamType,
     expectedVersion: input.expectedVersion,
@@ -176,25 +207,14 @@ async function appendOnce(pool: pg.Pool, inputs: readonly AppendInput[]): Promis
       data: e.data,
     })),
   }));
-  let rows: AppendRow[];
-  try {
-    ({ rows } = await pool.query<AppendRow>("select * from cairn_append($1::jsonb)", [
-      JSON.stringify(payload),
-    ]));
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    const detail = detailOf(error);
-    if (code === "CA001") {
-      throw new VersionConflictError(
-        String(detail.streamId),
-        detail.expectedVersion as ExpectedVersion,
-        Number(detail.actualVersion),
-      );
-    }
-    if (code === "CA002") throw new ReservationTakenError(String(detail.key), String(detail.holderStreamId));
-    if (code === "CA003") throw new EventIdReuseError((detail.eventIds as string[] | undefined) ?? []);
-    throw error;
-  }
+}
+
+/** The results of one append from the rows the log answered (a retry's: the first write's). */
+export async function appendResults(
+  pool: pg.Pool,
+  inputs: readonly AppendInput[],
+  rows: readonly AppendRow[],
+): Promise<AppendResult[]> {
   if (rows.some((r) => r.replayed)) {
     return originalResults(
       pool,
@@ -220,4 +240,18 @@ async function appendOnce(pool: pg.Pool, inputs: readonly AppendInput[]): Promis
     nextVersion: versionByStream.get(input.streamId) ?? 0,
     positions: input.events.map((e) => positionsById.get(e.eventId) as number),
   }));
+}
+
+/** One call of `cairn_append`, committed on its own (one round trip). */
+async function appendOnce(pool: pg.Pool, inputs: readonly AppendInput[]): Promise<AppendResult[]> {
+  let rows: AppendRow[];
+  try {
+    ({ rows } = await pool.query<AppendRow>("select * from cairn_append($1::jsonb)", [
+      JSON.stringify(appendPayload(inputs)),
+    ]));
+  } catch (error) {
+    const { code, detail } = error as { code?: string; detail?: string };
+    throw appendRefusal(code, detail) ?? error;
+  }
+  return appendResults(pool, inputs, rows);
 }

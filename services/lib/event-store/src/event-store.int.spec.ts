@@ -1,15 +1,17 @@
 import { randomUUID } from "node:crypto";
-import type { EventMeta, NewEvent } from "@cairn/contracts";
+import { type EventMeta, type NewEvent, newSeal } from "@cairn/contracts";
 import { infraTest } from "@cairn/testing";
 import pg from "pg";
 import { describe, expect } from "vitest";
 import {
   createDatabasePool,
   createEventStore,
+  createMemorySealStore,
   EventIdReuseError,
   migrateToLatest,
   ReservationTakenError,
   readCheckpoint,
+  SealExistsError,
   serviceDatabaseRole,
   storeCheckpoint,
   VersionConflictError,
@@ -331,6 +333,10 @@ describe("event store", () => {
            values (gen_random_uuid(), 'memory-y', 'memory', 1, 'memory.archived', 1, '{}', '{}')`,
           ),
         ).rejects.toThrow(/permission denied/);
+        // Nor through the checks without the lock that orders positions.
+        await expect(pool.query("select * from cairn_append_unlocked('[]'::jsonb)")).rejects.toThrow(
+          /permission denied/,
+        );
         // Even a superuser is stopped by the trigger.
         await expect(superuser.query("update cairn_events set type = 'x'")).rejects.toThrow(/append-only/);
         await expect(superuser.query("delete from cairn_events")).rejects.toThrow(/append-only/);
@@ -478,4 +484,154 @@ describe("event store", () => {
       await pool.end();
     }
   });
+});
+
+describe("group commit", () => {
+  infraTest(
+    "concurrent appends share commits, each keeps its own answer, and log order stays transaction order",
+    async ({ databaseUrl }) => {
+      const { pool, store } = await setUp(databaseUrl);
+      try {
+        await store.appendToStream({
+          streamId: "memory-taken",
+          streamType: "memory",
+          expectedVersion: "no_stream",
+          events: [archived()],
+          meta,
+          reservations: { claim: ["slot|acme|taken"] },
+        });
+        const fine = Array.from({ length: 60 }, (_, i) =>
+          store.appendToStream({
+            streamId: `memory-${i}`,
+            streamType: "memory",
+            expectedVersion: "no_stream",
+            events: [archived(`${i}`), archived(`${i} again`)],
+            meta,
+          }),
+        );
+        // Sent among them: a stale version and a taken reservation fail alone.
+        const stale = store.appendToStream({
+          streamId: "memory-taken",
+          streamType: "memory",
+          expectedVersion: 5,
+          events: [archived("stale")],
+          meta,
+        });
+        const clash = store.appendToStream({
+          streamId: "memory-clash",
+          streamType: "memory",
+          expectedVersion: "no_stream",
+          events: [archived("clash")],
+          meta,
+          reservations: { claim: ["slot|acme|taken"] },
+        });
+        const [results, staleError, clashError] = await Promise.all([
+          Promise.all(fine),
+          stale.then(
+            () => undefined,
+            (error: unknown) => error,
+          ),
+          clash.then(
+            () => undefined,
+            (error: unknown) => error,
+          ),
+        ]);
+        expect(staleError).toBeInstanceOf(VersionConflictError);
+        expect(clashError).toBeInstanceOf(ReservationTakenError);
+        for (const [i, r] of results.entries()) {
+          expect(r.nextVersion).toBe(2);
+          const events = await store.readStream(`memory-${i}`);
+          expect(events.map((e) => e.position)).toEqual(r.positions);
+        }
+        expect(await store.readStream("memory-clash")).toEqual([]);
+        const { rows } = await pool.query<{ transactions: string; events: string }>(
+          "select count(distinct transaction_id) as transactions, count(*) as events from cairn_events",
+        );
+        expect(Number(rows[0]?.events)).toBe(121);
+        // Fewer commits than appends: they were written together.
+        expect(Number(rows[0]?.transactions)).toBeLessThan(61);
+        // Readers read in (transaction, position) order: it must be position order.
+        const order = await pool.query<{ position: string }>(
+          "select position from cairn_events order by transaction_id::text::bigint, position",
+        );
+        const positions = order.rows.map((r) => Number(r.position));
+        expect(positions).toEqual([...positions].sort((a, b) => a - b));
+      } finally {
+        await pool.end();
+      }
+    },
+  );
+
+  infraTest(
+    "of concurrent appends at one expected version one wins, also when they are written together",
+    async ({ databaseUrl }) => {
+      const { pool, store } = await setUp(databaseUrl);
+      try {
+        const attempts = await Promise.allSettled(
+          Array.from({ length: 30 }, (_, i) =>
+            store.appendToStream({
+              streamId: "memory-hot",
+              streamType: "memory",
+              expectedVersion: "no_stream",
+              events: [archived(`writer ${i}`)],
+              meta,
+            }),
+          ),
+        );
+        expect(attempts.filter((a) => a.status === "fulfilled")).toHaveLength(1);
+        for (const a of attempts) {
+          if (a.status === "rejected") expect(a.reason).toBeInstanceOf(VersionConflictError);
+        }
+        expect(await store.readStream("memory-hot")).toHaveLength(1);
+      } finally {
+        await pool.end();
+      }
+    },
+  );
+
+  infraTest(
+    "an append stores the seal of the memory it creates, and is refused when one exists",
+    async ({ databaseUrl }) => {
+      const { pool, store } = await setUp(databaseUrl);
+      const seals = createMemorySealStore(pool);
+      try {
+        const memoryId = randomUUID();
+        const seal = newSeal();
+        const append = (s: Uint8Array, streamId: string) =>
+          store.appendToStreams(
+            [{ streamId, streamType: "memory", expectedVersion: "no_stream", events: [archived()], meta }],
+            { seals: [{ memoryId, tenant: "acme", seal: s }] },
+          );
+        await append(seal, `memory-${memoryId}`);
+        expect((await seals.sealsFor([memoryId])).get(memoryId)).toEqual({ state: "active", seal });
+        // Another seal for the same memory: nothing is written, the stored seal stays.
+        await expect(append(newSeal(), "memory-other")).rejects.toBeInstanceOf(SealExistsError);
+        expect(await store.readStream("memory-other")).toEqual([]);
+        expect((await seals.sealsFor([memoryId])).get(memoryId)).toEqual({ state: "active", seal });
+        // A failed append leaves no seal behind.
+        const orphan = randomUUID();
+        await expect(
+          store.appendToStreams(
+            [
+              {
+                streamId: `memory-${memoryId}`,
+                streamType: "memory",
+                expectedVersion: "no_stream",
+                events: [archived()],
+                meta,
+              },
+            ],
+            { seals: [{ memoryId: orphan, tenant: "acme", seal: newSeal() }] },
+          ),
+        ).rejects.toBeInstanceOf(VersionConflictError);
+        expect((await seals.sealsFor([orphan])).size).toBe(0);
+        // A purged memory's destroyed seal is never replaced.
+        await seals.shred([memoryId]);
+        const refused = append(newSeal(), "memory-after-purge");
+        await expect(refused).rejects.toMatchObject({ memoryId, purged: true });
+      } finally {
+        await pool.end();
+      }
+    },
+  );
 });

@@ -3,11 +3,12 @@ import type pg from "pg";
 import {
   type AppendInput,
   type AppendResult,
-  appendToStreams,
   type ExpectedVersion,
   type Reservations,
+  traceAppend,
 } from "./append-to-streams.ts";
 import { findEvents } from "./find-events.ts";
+import { createGroupCommit, type GroupCommitOptions, type NewSeal } from "./group-commit.ts";
 import { lastCommittedPosition, lastPosition } from "./last-position.ts";
 import { positionAt } from "./position-at.ts";
 import { readAll } from "./read-all.ts";
@@ -27,8 +28,15 @@ export type AppendToStreamInput = {
 export interface EventStore {
   /** Appends to one stream with optimistic concurrency; idempotent by event id. */
   appendToStream(input: AppendToStreamInput): Promise<{ nextVersion: number; positions: number[] }>;
-  /** Appends to several streams in one transaction (all or nothing). */
-  appendToStreams(inputs: readonly AppendInput[]): Promise<AppendResult[]>;
+  /**
+   * Appends to several streams in one transaction (all or nothing), with the seals of
+   * memories that have none yet (`SealExistsError` when one has). Concurrent appends share
+   * a commit (group commit), each with its own checks and answer.
+   */
+  appendToStreams(
+    inputs: readonly AppendInput[],
+    options?: { seals?: readonly NewSeal[] },
+  ): Promise<AppendResult[]>;
   readStream(streamId: string): Promise<StoredEvent[]>;
   readStreams(streamIds: readonly string[]): Promise<Map<string, StoredEvent[]>>;
   /**
@@ -57,13 +65,16 @@ export interface EventStore {
   readTenantEvents(tenant: string, position: number, types: readonly string[]): Promise<StoredEvent[]>;
 }
 
-export function createEventStore(pool: pg.Pool): EventStore {
+export function createEventStore(pool: pg.Pool, options: GroupCommitOptions = {}): EventStore {
+  const groupCommit = createGroupCommit(pool, options);
+  const appendToStreams = (inputs: readonly AppendInput[], seals: readonly NewSeal[] = []) =>
+    traceAppend(inputs, () => groupCommit(inputs, seals));
   return {
     async appendToStream(input) {
-      const [result] = await appendToStreams(pool, [input]);
+      const [result] = await appendToStreams([input]);
       return { nextVersion: result?.nextVersion ?? 0, positions: result?.positions ?? [] };
     },
-    appendToStreams: (inputs) => appendToStreams(pool, inputs),
+    appendToStreams: (inputs, appendOptions) => appendToStreams(inputs, appendOptions?.seals),
     readStream: (streamId) => readStream(pool, streamId),
     readStreams: (streamIds) => readStreams(pool, streamIds),
     readAll: (options) => readAll(pool, options),

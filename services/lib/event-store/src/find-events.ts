@@ -8,9 +8,10 @@ export async function findEvents(
   eventIds: readonly string[],
 ): Promise<StoredEvent[]> {
   if (eventIds.length === 0) return [];
-  const { rows } = await db.query<EventRow>(
-    `select ${eventColumns} from cairn_events where event_id = any($1::uuid[]) order by position`,
-    [eventIds],
-  );
+  const { rows } = await db.query<EventRow>({
+    name: "cairn-find-events",
+    text: `select ${eventColumns} from cairn_events where event_id = any($1::uuid[]) order by position`,
+    values: [eventIds],
+  });
   return rows.map(rowToEvent);
 }

@@ -13,6 +13,8 @@ export {
 export type { AppendToStreamInput, EventStore } from "./event-store.ts";
 export { createEventStore } from "./event-store.ts";
 export { findEvents } from "./find-events.ts";
+export type { GroupCommitOptions, NewSeal } from "./group-commit.ts";
+export { isSealExistsError, SealExistsError } from "./group-commit.ts";
 export { lastCommittedPosition, lastPosition } from "./last-position.ts";
 export type { MemorySealStore } from "./memory-seals.ts";
 export { createMemorySealStore } from "./memory-seals.ts";

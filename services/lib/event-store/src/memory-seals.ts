@@ -17,10 +17,11 @@ export type MemorySealStore = SealRing & {
 type SealRow = { memory_id: string; seal: Buffer | null; shredded_at: Date | null };
 
 async function readSeals(db: pg.Pool | pg.ClientBase, ids: readonly string[]): Promise<SealRow[]> {
-  const { rows } = await db.query<SealRow>(
-    "select memory_id::text, seal, shredded_at from cairn_memory_seals where memory_id = any($1::uuid[])",
-    [ids],
-  );
+  const { rows } = await db.query<SealRow>({
+    name: "cairn-read-seals",
+    text: "select memory_id::text, seal, shredded_at from cairn_memory_seals where memory_id = any($1::uuid[])",
+    values: [ids],
+  });
   return rows;
 }
 

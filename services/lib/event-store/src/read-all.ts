@@ -17,14 +17,15 @@ export async function readAll(
 ): Promise<StoredEvent[]> {
   // The lower bound on transaction_id (the checkpoint event's own) lets the scan start at the
   // checkpoint in the (transaction_id, position) index instead of sorting everything after it.
-  const { rows } = await db.query<EventRow>(
-    `select ${eventColumns} from cairn_events
+  const { rows } = await db.query<EventRow>({
+    name: "cairn-read-all",
+    text: `select ${eventColumns} from cairn_events
       where transaction_id >= coalesce((select transaction_id from cairn_events where position = $1), '0'::xid8)
         and position > $1
         and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
       order by transaction_id, position
       limit $2`,
-    [options.after, options.limit],
-  );
+    values: [options.after, options.limit],
+  });
   return rows.map(rowToEvent);
 }

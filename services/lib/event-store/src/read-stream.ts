@@ -4,10 +4,11 @@ import { type EventRow, eventColumns, rowToEvent } from "./row-to-event.ts";
 
 /** Every committed event of one stream, in version order (empty when the stream does not exist). */
 export async function readStream(db: pg.Pool | pg.ClientBase, streamId: string): Promise<StoredEvent[]> {
-  const { rows } = await db.query<EventRow>(
-    `select ${eventColumns} from cairn_events where stream_id = $1 order by version`,
-    [streamId],
-  );
+  const { rows } = await db.query<EventRow>({
+    name: "cairn-read-stream",
+    text: `select ${eventColumns} from cairn_events where stream_id = $1 order by version`,
+    values: [streamId],
+  });
   return rows.map(rowToEvent);
 }
 
@@ -18,10 +19,11 @@ export async function readStreams(
 ): Promise<Map<string, StoredEvent[]>> {
   const out = new Map<string, StoredEvent[]>(streamIds.map((id) => [id, []]));
   if (streamIds.length === 0) return out;
-  const { rows } = await db.query<EventRow>(
-    `select ${eventColumns} from cairn_events where stream_id = any($1::text[]) order by stream_id, version`,
-    [streamIds],
-  );
+  const { rows } = await db.query<EventRow>({
+    name: "cairn-read-streams",
+    text: `select ${eventColumns} from cairn_events where stream_id = any($1::text[]) order by stream_id, version`,
+    values: [streamIds],
+  });
   for (const row of rows) out.get(row.stream_id)?.push(rowToEvent(row));
   return out;
 }
