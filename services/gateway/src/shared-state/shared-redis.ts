@@ -70,6 +70,8 @@ export async function connectSharedRedis(options: SharedRedisOptions): Promise<S
   });
   const listeners: ((redis: Redis) => Promise<void> | void)[] = [];
   let available = false;
+  /** Whether an outage was reported (a warning logged): Redis's next answer ends it. */
+  let outageReported = false;
   let closed = false;
   let probe: NodeJS.Timeout | undefined;
 
@@ -78,9 +80,12 @@ export async function connectSharedRedis(options: SharedRedisOptions): Promise<S
     available = true;
     if (probe) clearTimeout(probe);
     probe = undefined;
-    logger.info(
-      "redis answers again: MCP sessions, rate limits and the failed-key throttle are shared again",
-    );
+    if (outageReported) {
+      logger.info(
+        "redis answers again: MCP sessions, rate limits and the failed-key throttle are shared again",
+      );
+    }
+    outageReported = false;
     for (const listener of listeners) {
       void Promise.resolve()
         .then(() => listener(redis))
@@ -103,6 +108,7 @@ export async function connectSharedRedis(options: SharedRedisOptions): Promise<S
         { err },
         "redis is away: this copy keeps its own MCP sessions, rate limits and failed-key counts until it is back",
       );
+      outageReported = true;
     }
     available = false;
     scheduleProbe();
@@ -120,6 +126,7 @@ export async function connectSharedRedis(options: SharedRedisOptions): Promise<S
           { waitedMs: connectWaitMs },
           "redis not reachable at start: state stays per copy until it is",
         );
+        outageReported = true;
         scheduleProbe();
       }
       resolve();
