@@ -141,6 +141,36 @@ describe("MCP sessions across gateway copies", () => {
     }
   });
 
+  it("serves sessions of several keys, one request after another, each as its own caller and episode", async () => {
+    const [a] = await startCopies(1);
+    const alice = await openSession(a.baseUrl, a.keys.alice);
+    const bob = await openSession(a.baseUrl, a.keys.bob);
+    const episodes: Record<string, Set<string>> = { alice: new Set(), bob: new Set() };
+    // Taking turns, so each request finds the server the other session's last request used.
+    for (let i = 0; i < 3; i += 1) {
+      for (const [agent, session] of [
+        ["alice", alice],
+        ["bob", bob],
+      ] as const) {
+        const status = await callTool(session.client, "memory_status");
+        expect((status.structuredContent.principal as { agent: string }).agent).toBe(agent);
+        const created = await callTool(session.client, "memory_create", {
+          slot: `copies/${agent}-turn-${i}`,
+          content: `Turn ${i} of ${agent}'s conversation about the build cache.`,
+          scope: "agent",
+        });
+        expect(created.isError, JSON.stringify(created.content)).toBeFalsy();
+        const read = await callTool(session.client, "memory_read", { id: created.structuredContent.id });
+        const memory = read.structuredContent.memory as { agent: string; episode: { id: string } };
+        expect(memory.agent).toBe(agent);
+        episodes[agent]?.add(memory.episode.id);
+      }
+    }
+    expect(episodes.alice?.size).toBe(1);
+    expect(episodes.bob?.size).toBe(1);
+    expect([...(episodes.alice ?? [])]).not.toEqual([...(episodes.bob ?? [])]);
+  });
+
   it("ends a session left idle, on every copy, and keeps one in use", async () => {
     const [a, b] = (await startCopies(2, { mcpSessionIdleMs: 1500 })) as [GatewayHarness, GatewayHarness];
     const alice = a.keys.alice;

@@ -52,7 +52,7 @@ export function createServer(deps: ToolDeps, version = "0.1.0"): McpServer {
     { name: "cairn", title: "Cairn memory", version },
     { instructions: serverInstructions, capabilities: { tools: {}, prompts: {} }, jsonSchemaValidator },
   );
-  instrumentTools(server, deps.caller);
+  instrumentTools(server, deps);
   for (const register of [
     registerMemoryContextTool,
     registerMemorySearchTool,

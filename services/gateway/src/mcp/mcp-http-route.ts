@@ -2,10 +2,10 @@
 //
 // A session is a record in the session store (the API key that opened it and its episode),
 // not a live object: each request gets a transport of its own (the SDK's stateless mode, one
-// transport per request) and a server bound to the session (kept between requests by this
-// copy, see mcp-server-pool.ts). The session id is checked here against the store, so a
-// session opened on one copy is served by another, still only with the key that opened it
-// (another key: 403), and a DELETE ends it for every copy.
+// transport per request) and a server bound to the request's caller and the session's
+// episode (servers are reused, see mcp-server-pool.ts). The session id is checked here against
+// the store, so a session opened on one copy is served by another, still only with the key
+// that opened it (another key: 403), and a DELETE ends it for every copy.
 //
 // Every answer travels on the response of the POST that asked: the tools send no
 // notifications and make no requests of the client, so there is no server-sent stream to
@@ -75,10 +75,12 @@ async function sessionOf(
 export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): void {
   const ownStore = deps.sessions === undefined;
   const sessions = deps.sessions ?? createLocalMcpSessionStore({ idleMs: deps.sessionIdleMs });
-  const servers = createMcpServerPool({ idleMs: deps.sessionIdleMs });
+  const servers = createMcpServerPool({
+    ops: deps.ops,
+    build: (binding) => createServer(binding, deps.version),
+  });
 
   app.addHook("onClose", async () => {
-    servers.close();
     if (ownStore) sessions.close();
   });
 
@@ -105,18 +107,13 @@ export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): void
       let opened = false;
       if (sessionId !== undefined) {
         const found = await sessionOf(sessions, sessionId, caller);
-        if ("refusal" in found) {
-          if (found.refusal instanceof CairnError && found.refusal.code === "not_found")
-            servers.drop(sessionId);
-          return sendProblem(reply, found.refusal, path);
-        }
+        if ("refusal" in found) return sendProblem(reply, found.refusal, path);
         if (request.method === "DELETE") {
           try {
             await sessions.end(sessionId);
           } catch (error) {
             return sendProblem(reply, error, path);
           }
-          servers.drop(sessionId);
           return reply.code(200).send();
         }
         id = sessionId;
@@ -143,9 +140,7 @@ export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): void
         opened = true;
       }
 
-      const server = servers.acquire(id, () =>
-        createServer({ ops: deps.ops, caller, episode: session.episode }, deps.version),
-      );
+      const { server, binding } = servers.acquire({ caller, episode: session.episode });
       // Stateless in the SDK's terms: the session is checked above, against the shared store.
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
@@ -172,14 +167,17 @@ export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): void
           reply.raw.end(JSON.stringify(problem));
         }
       } finally {
-        await server.close().catch(() => {});
-        servers.release(id, server);
+        // A server that did not close cleanly is not handed to another request.
+        if (
+          await server.close().then(
+            () => true,
+            () => false,
+          )
+        )
+          servers.release({ server, binding });
       }
       // An initialize the transport refused opened nothing a client can use.
-      if (opened && reply.raw.statusCode >= 400) {
-        servers.drop(id);
-        await sessions.end(id).catch(() => {});
-      }
+      if (opened && reply.raw.statusCode >= 400) await sessions.end(id).catch(() => {});
       return reply;
     },
   });

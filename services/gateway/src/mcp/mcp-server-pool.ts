@@ -1,82 +1,51 @@
-// MCP servers of the sessions this copy serves, kept between requests. A server is bound to
-// its session's caller and episode, and serves one request at a time (an SDK Protocol has one
-// transport): it is connected to the request's transport, and closed and put back once the
-// answer is sent. Building one registers every tool (milliseconds, some 200 KB); reusing it
-// makes that a cost of a session's first request on a copy, not of every request. Concurrent
-// requests of one session each get a server of their own. The pool is bounded: past
-// `maxIdleServers`, the least recently used sessions lose theirs (a later request builds one).
+// MCP servers kept between HTTP requests. Building one registers every tool (milliseconds and
+// some 200 KB), so servers are reused: each serves one request at a time (an SDK Protocol has
+// one transport), connected to the request's transport, then closed and put back once the
+// answer is sent. Its tools read the caller and the episode from the server's binding when
+// they run (see tool-deps.ts), and the binding is set to the request's before the server is
+// handed out, so any idle server serves any session's request: the pool holds as many servers
+// as requests ran at once, not one per session, and no session's first request on a copy
+// waits for a server to be built.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Caller } from "../operations/caller.ts";
+import type { Operations } from "../operations/create-operations.ts";
+import type { ToolDeps } from "./tool-deps.ts";
+
+/** A server and the binding its tools read: whose request it serves now. */
+export type PooledMcpServer = { server: McpServer; binding: ToolDeps };
 
 export type McpServerPool = {
-  /** An idle server of the session, or a new one from `build`. */
-  acquire(sessionId: string, build: () => McpServer): McpServer;
+  /** An idle server (or a new one), bound to this request's caller and session episode. */
+  acquire(request: { caller: Caller; episode: string }): PooledMcpServer;
   /** Puts a server back once its request is answered and its transport closed. */
-  release(sessionId: string, server: McpServer): void;
-  /** Forgets a session's servers (it ended or expired). */
-  drop(sessionId: string): void;
+  release(pooled: PooledMcpServer): void;
   readonly idleServers: number;
-  close(): void;
 };
 
-type Entry = { idle: McpServer[]; lastUsed: number };
-
 export function createMcpServerPool(options: {
-  /** A session unused this long has its servers dropped. */
-  idleMs: number;
-  /** Idle servers kept in all (default 256, some 50 MB). */
+  ops: Operations;
+  build: (deps: ToolDeps) => McpServer;
+  /** Idle servers kept (default 32: as many requests at once as the copy served lately). */
   maxIdleServers?: number;
-  /** Idle servers kept per session (default 2: a client that sends two requests at once). */
-  maxIdlePerSession?: number;
 }): McpServerPool {
-  // In order of last use, least recent first (a Map iterates in insertion order).
-  const entries = new Map<string, Entry>();
-  const maxIdle = options.maxIdleServers ?? 256;
-  const maxPerSession = options.maxIdlePerSession ?? 2;
-  let idleServers = 0;
-  const remove = (sessionId: string) => {
-    const entry = entries.get(sessionId);
-    if (!entry) return;
-    idleServers -= entry.idle.length;
-    entries.delete(sessionId);
-  };
-  const sweep = setInterval(
-    () => {
-      const cutoff = Date.now() - options.idleMs;
-      for (const [id, entry] of entries) if (entry.lastUsed < cutoff) remove(id);
-    },
-    Math.min(60_000, options.idleMs),
-  );
-  sweep.unref();
+  const idle: PooledMcpServer[] = [];
+  const maxIdle = options.maxIdleServers ?? 32;
   return {
-    acquire(sessionId, build) {
-      const entry = entries.get(sessionId);
-      const server = entry?.idle.pop();
-      if (!server) return build();
-      idleServers -= 1;
-      return server;
-    },
-    release(sessionId, server) {
-      const entry = entries.get(sessionId) ?? { idle: [], lastUsed: 0 };
-      entry.lastUsed = Date.now();
-      entries.delete(sessionId);
-      entries.set(sessionId, entry);
-      if (entry.idle.length >= maxPerSession) return;
-      while (idleServers >= maxIdle) {
-        const oldest = entries.keys().next().value;
-        if (oldest === undefined || oldest === sessionId) return;
-        remove(oldest);
+    acquire({ caller, episode }) {
+      const pooled = idle.pop();
+      if (pooled) {
+        pooled.binding.caller = caller;
+        pooled.binding.episode = episode;
+        return pooled;
       }
-      entry.idle.push(server);
-      idleServers += 1;
+      const binding: ToolDeps = { ops: options.ops, caller, episode };
+      return { server: options.build(binding), binding };
     },
-    drop: remove,
+    release(pooled) {
+      if (idle.length < maxIdle) idle.push(pooled);
+    },
     get idleServers() {
-      return idleServers;
-    },
-    close() {
-      clearInterval(sweep);
-      entries.clear();
-      idleServers = 0;
+      return idle.length;
     },
   };
 }

@@ -1,38 +1,53 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it } from "vitest";
+import type { Caller } from "../operations/caller.ts";
+import type { Operations } from "../operations/create-operations.ts";
 import { createMcpServerPool } from "./mcp-server-pool.ts";
+import type { ToolDeps } from "./tool-deps.ts";
 
-/** Stands for a built server: the pool only keeps and hands back what it was given. */
-const built = (name: string) => ({ name }) as unknown as McpServer;
+const callerOf = (agent: string): Caller => ({
+  keyId: `key-${agent}`,
+  principal: { tenant: "acme", agent, role: "agent", primary: false },
+});
+
+/** Builds stand-ins that remember the binding they were built with (the pool keeps and hands them back). */
+function pool(maxIdleServers?: number) {
+  const builds: ToolDeps[] = [];
+  const servers = createMcpServerPool({
+    ops: {} as Operations,
+    build: (deps) => {
+      builds.push(deps);
+      return { built: builds.length } as unknown as McpServer;
+    },
+    ...(maxIdleServers === undefined ? {} : { maxIdleServers }),
+  });
+  return { servers, builds };
+}
 
 describe("createMcpServerPool", () => {
-  it("hands a session's server back for its next request, and builds one for a request running alongside", () => {
-    const pool = createMcpServerPool({ idleMs: 60_000 });
-    const first = pool.acquire("s1", () => built("first"));
-    const alongside = pool.acquire("s1", () => built("alongside"));
-    expect(alongside).not.toBe(first);
-    pool.release("s1", first);
-    pool.release("s1", alongside);
-    const reused = [pool.acquire("s1", () => built("new")), pool.acquire("s1", () => built("new"))];
-    expect(new Set(reused)).toEqual(new Set([first, alongside]));
-    expect(pool.acquire("s2", () => built("other session"))).not.toBe(first);
-    pool.close();
+  it("hands an idle server to the next request, whatever its session, bound to that request's caller and episode", () => {
+    const { servers, builds } = pool();
+    const alice = servers.acquire({ caller: callerOf("alice"), episode: "mcp-session-a" });
+    servers.release(alice);
+    const bob = servers.acquire({ caller: callerOf("bob"), episode: "mcp-session-b" });
+    expect(bob.server).toBe(alice.server);
+    expect(builds).toHaveLength(1);
+    // The tools read this binding when they run: it is bob's now.
+    expect(builds[0]?.caller.principal.agent).toBe("bob");
+    expect(builds[0]?.episode).toBe("mcp-session-b");
   });
 
-  it("keeps at most a few per session and a bounded number in all, dropping the least recently used", () => {
-    const pool = createMcpServerPool({ idleMs: 60_000, maxIdleServers: 2, maxIdlePerSession: 1 });
-    pool.release("a", built("a1"));
-    pool.release("a", built("a2"));
-    expect(pool.idleServers).toBe(1);
-    const b = built("b");
-    pool.release("b", b);
-    pool.release("c", built("c"));
-    expect(pool.idleServers).toBe(2);
-    // "a" was used least recently: its server went to make room for "c".
-    expect((pool.acquire("a", () => built("rebuilt")) as unknown as { name: string }).name).toBe("rebuilt");
-    expect(pool.acquire("b", () => built("rebuilt"))).toBe(b);
-    pool.drop("c");
-    expect(pool.idleServers).toBe(0);
-    pool.close();
+  it("builds a server for each request running alongside, and keeps a bounded number idle", () => {
+    const { servers, builds } = pool(2);
+    const running = ["a", "b", "c"].map((agent) =>
+      servers.acquire({ caller: callerOf(agent), episode: `mcp-session-${agent}` }),
+    );
+    expect(new Set(running.map((r) => r.server)).size).toBe(3);
+    for (const r of running) servers.release(r);
+    expect(servers.idleServers).toBe(2);
+    servers.acquire({ caller: callerOf("d"), episode: "mcp-session-d" });
+    servers.acquire({ caller: callerOf("e"), episode: "mcp-session-e" });
+    servers.acquire({ caller: callerOf("f"), episode: "mcp-session-f" });
+    expect(builds).toHaveLength(4);
   });
 });
