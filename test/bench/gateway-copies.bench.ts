@@ -9,7 +9,7 @@
 // - `rest`: a request through the whole guard (failed-key check, API key, rate limit) that
 //   ends in a validation refusal, so no other service is involved;
 // - `mcp`: `ping` in an open MCP session (session lookup, a server for it, the answer);
-// - `mcpOpen`: an initialize (a new session: its record, and its server built on that copy).
+// - `mcpOpen`: an initialize (a new session and its record).
 //
 // The setups take turns within each round; each figure is the median over the rounds. The
 // JSON line: `{ results: [{ state, copies, rest, mcp, mcpOpen }] }`, each figure
