@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { IdSchema } from "./memory.ts";
 import { RetrieverHitSchema } from "./queries.ts";
-import { MemorySignalsSchema, RankingFactorsSchema } from "./ranking.ts";
+import { IntentMatchSchema, MemorySignalsSchema, RankingFactorsSchema } from "./ranking.ts";
 
 export const SearchExplanationSchema = z.object({
   /** The final score: relevance times the ranking factors (search order: relevance alone). */
@@ -28,5 +28,7 @@ export const SearchExplanationSchema = z.object({
   /** Each ranking factor (1 = no effect), and the signals behind them; null in search order. */
   factors: RankingFactorsSchema.nullable(),
   signals: MemorySignalsSchema.nullable(),
+  /** What the question was understood to ask beyond its words, and what of it this memory meets; null in search order. */
+  intent: IntentMatchSchema.nullable(),
 });
 export type SearchExplanation = z.infer<typeof SearchExplanationSchema>;

@@ -39,10 +39,10 @@ export {
   currentSchemaVersion,
   eventSchemas,
   eventStreamName,
-  eventSubject,
   eventSubjectPrefix,
   eventTypes,
   isEventType,
+  relaySubject,
   streamTypeOf,
 } from "./events/catalog.ts";
 export type { DecodedEvent, DecodedEventOf, EventDecodeReason } from "./events/decode-event.ts";
@@ -53,9 +53,10 @@ export {
   eventDecodeReasons,
   isEventDecodeError,
 } from "./events/decode-event.ts";
-export type { EventMeta, StoredEvent, StreamType } from "./events/envelope.ts";
+export type { EventMeta, RelayedEvents, StoredEvent, StreamType } from "./events/envelope.ts";
 export {
   EventMetaSchema,
+  RelayedEventsSchema,
   StoredEventSchema,
   StreamTypeSchema,
   streamIdFor,
@@ -206,8 +207,13 @@ export {
 } from "./projections.ts";
 export type {
   Candidate,
+  CandidateIdsReply,
+  CandidateIdsRequest,
+  CandidateScores,
   CandidatesReply,
   CandidatesRequest,
+  DocumentsReply,
+  DocumentsRequest,
   GetMemoryReply,
   GetMemoryRequest,
   LinkRef,
@@ -221,13 +227,19 @@ export type {
   SearchStatusRequest,
 } from "./queries.ts";
 export {
+  CandidateIdsReplySchema,
+  CandidateIdsRequestSchema,
   CandidateSchema,
+  CandidateScoresSchema,
   CandidatesReplySchema,
   CandidatesRequestSchema,
+  DocumentsReplySchema,
+  DocumentsRequestSchema,
   GetMemoryReplySchema,
   GetMemoryRequestSchema,
   LinkRefSchema,
   listAllQuery,
+  maxDocumentsPerRequest,
   maxWaitTimeoutMs,
   RetrievalModeSchema,
   RetrieverHitSchema,
@@ -240,9 +252,11 @@ export {
   searchSubjects,
 } from "./queries.ts";
 export type {
+  AnswerKind,
   ExpandReply,
   ExpandRequest,
   Expansion,
+  IntentMatch,
   KeyedMemory,
   KeyMatch,
   KeysReadReply,
@@ -262,11 +276,14 @@ export type {
   SkipReason,
 } from "./ranking.ts";
 export {
+  AnswerKindSchema,
+  answerKinds,
   defaultRankingWeights,
   defaultTenantSettings,
   ExpandReplySchema,
   ExpandRequestSchema,
   ExpansionSchema,
+  IntentMatchSchema,
   KeyedMemorySchema,
   KeyMatchSchema,
   KeysReadReplySchema,
@@ -286,7 +303,6 @@ export {
   SignalsReplySchema,
   SignalsRequestSchema,
   SkipReasonSchema,
-  toRerankCandidate,
 } from "./ranking.ts";
 export type { RpcDefinition, RpcParsedRequest, RpcReply, RpcReplyData, RpcRequest } from "./rpc.ts";
 export { defineRpc, RpcReplySchema, traceHeaderNames } from "./rpc.ts";

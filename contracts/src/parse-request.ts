@@ -53,31 +53,50 @@ export const nulMessage = "must not contain a NUL character (U+0000)";
 /** Whether a string holds no NUL character (a zod refinement for fields that state it). */
 export const hasNoNul = (value: string): boolean => !value.includes("\u0000");
 
-/** The first string inside a JSON-like value that holds a NUL character, with its path. */
-function fieldWithNul(value: unknown, path: string): { path: string; at: number } | undefined {
+/**
+ * The first string inside a JSON-like value that holds a NUL character, with the keys and
+ * indexes that lead to it (the path is only made for the one found: a request of hundreds of
+ * candidates is walked on every call).
+ */
+function nulInside(value: unknown): { path: (string | number)[]; at: number } | undefined {
   if (typeof value === "string") {
     const at = value.indexOf("\u0000");
-    return at === -1 ? undefined : { path, at };
+    return at === -1 ? undefined : { path: [], at };
   }
   if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const found = fieldWithNul(item, `${path}[${i}]`);
-      if (found) return found;
+    for (let i = 0; i < value.length; i += 1) {
+      const found = nulInside(value[i]);
+      if (found) {
+        found.path.unshift(i);
+        return found;
+      }
     }
   } else if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) {
-      const found = fieldWithNul(item, path ? `${path}.${key}` : key);
-      if (found) return found;
+    for (const key of Object.keys(value)) {
+      const found = nulInside((value as Record<string, unknown>)[key]);
+      if (found) {
+        found.path.unshift(key);
+        return found;
+      }
     }
   }
   return undefined;
+}
+
+/** `memory.tags[2]`: keys joined by dots, indexes in brackets. */
+function fieldWithNul(value: unknown): { path: string; at: number } | undefined {
+  const found = nulInside(value);
+  if (!found) return undefined;
+  let path = "";
+  for (const step of found.path) path += typeof step === "number" ? `[${step}]` : path ? `.${step}` : step;
+  return { path, at: found.at };
 }
 
 /** Validates a request against its schema, refusing it with the error `validationError` gives. */
 export function parseRequest<S extends z.ZodType>(what: string, schema: S, payload: unknown): z.infer<S> {
   const parsed = schema.safeParse(payload);
   if (!parsed.success) throw validationError(what, parsed.error.issues);
-  const nul = fieldWithNul(parsed.data, "");
+  const nul = fieldWithNul(parsed.data);
   if (nul) {
     const field = nul.path || "(request)";
     throw new CairnError("validation_failed", `${what} is not valid: ${field}: ${nulMessage}`, {

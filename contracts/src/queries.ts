@@ -103,9 +103,12 @@ export type ParsedCandidatesRequest = z.infer<typeof CandidatesRequestSchema>;
 export const RetrieverHitSchema = z.object({ rank: z.number().int().positive(), score: z.number() });
 export type RetrieverHit = z.infer<typeof RetrieverHitSchema>;
 
-export const CandidateSchema = z.object({
+/**
+ * A candidate as a recall ranks it: its id, each retriever's rank and score, and the fused
+ * relevance — no document (a recall reads the documents of its final results only).
+ */
+export const CandidateScoresSchema = z.object({
   id: IdSchema,
-  document: MemoryDocumentSchema,
   lexical: RetrieverHitSchema.nullable(),
   vector: RetrieverHitSchema.nullable(),
   /**
@@ -124,6 +127,10 @@ export const CandidateSchema = z.object({
    */
   episode: z.object({ from: IdSchema, boost: z.number().nonnegative() }).optional(),
 });
+export type CandidateScores = z.infer<typeof CandidateScoresSchema>;
+
+/** A candidate with its document (`cairn.search.candidates`). */
+export const CandidateSchema = CandidateScoresSchema.extend({ document: MemoryDocumentSchema });
 export type Candidate = z.infer<typeof CandidateSchema>;
 
 export const CandidatesReplySchema = z.object({
@@ -152,6 +159,45 @@ export const CandidatesReplySchema = z.object({
   unavailable: z.array(RetrieverNameSchema),
 });
 export type CandidatesReply = z.infer<typeof CandidatesReplySchema>;
+
+/**
+ * `cairn.search.candidate_ids`: the same query as `cairn.search.candidates`, answered with the
+ * candidates' ids and scores only (what ranking re-ranks; the caller reads the documents of
+ * the final results with `cairn.search.documents`). Not for reads as of a past point: their
+ * documents are folded from the log, so they come with the candidates.
+ */
+export const CandidateIdsRequestSchema = CandidatesRequestSchema.omit({ asOf: true });
+export type CandidateIdsRequest = z.input<typeof CandidateIdsRequestSchema>;
+
+export const CandidateIdsReplySchema = CandidatesReplySchema.extend({
+  /** Best first, by `fused`; ties by lexical rank, then id. */
+  candidates: z.array(CandidateScoresSchema),
+});
+export type CandidateIdsReply = z.infer<typeof CandidateIdsReplySchema>;
+
+/** At most this many documents in one `cairn.search.documents` request. */
+export const maxDocumentsPerRequest = 200;
+
+/**
+ * `cairn.search.documents`: the current documents of memories by id, those the principal may
+ * see, in the order asked (one it may not see, or that does not exist, is left out).
+ */
+export const DocumentsRequestSchema = z
+  .object({
+    principal: PrincipalSchema,
+    ids: z.array(IdSchema).max(maxDocumentsPerRequest),
+    afterPosition: z.number().int().nonnegative().optional(),
+    waitTimeoutMs: WaitTimeoutSchema.optional(),
+  })
+  .strict();
+export type DocumentsRequest = z.input<typeof DocumentsRequestSchema>;
+
+export const DocumentsReplySchema = z.object({
+  documents: z.array(MemoryDocumentSchema),
+  /** The log position the lexical projection had applied when the read ran. */
+  position: z.number().int().nonnegative(),
+});
+export type DocumentsReply = z.infer<typeof DocumentsReplySchema>;
 
 /**
  * `cairn.search.get`: one document by id, or the active one holding a slot (the asker's own
@@ -219,6 +265,8 @@ export type SearchStatusReply = z.infer<typeof SearchStatusReplySchema>;
 
 export const searchSubjects = {
   candidates: "cairn.search.candidates",
+  candidateIds: "cairn.search.candidate_ids",
+  documents: "cairn.search.documents",
   get: "cairn.search.get",
   status: "cairn.search.status",
   history: "cairn.search.history",

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { KeyTypeSchema, type RankingWeights, TenantSettingsSchema } from "./events/other-events.ts";
 import { IdSchema, KindSchema, TimestampSchema } from "./memory.ts";
 import { PrincipalSchema } from "./principal.ts";
-import { type Candidate, CandidateSchema } from "./queries.ts";
+import { CandidateScoresSchema } from "./queries.ts";
 
 /**
  * The ranking service's requests: query expansion and skip rules before retrieval
@@ -31,6 +31,7 @@ export const defaultRankingWeights: RankingWeights = {
   attention: 1.1,
   depth: 1.3,
   decay: 2,
+  intent: 2,
 };
 
 /** Tenant settings as the ranking service applies them when the tenant changed none. */
@@ -86,23 +87,13 @@ export const ExpandReplySchema = z.object({
 });
 export type ExpandReply = z.infer<typeof ExpandReplySchema>;
 
-/** `cairn.ranking.rerank`: the final top k of the candidates `search.candidates` returned. */
 /**
- * A candidate as ranking needs it: search's scores, and the two document fields its factors
- * read (age and sentiment). Ranking takes the memory's terms from its own read model, so no
- * document travels to it.
+ * `cairn.ranking.rerank`: the final top k of the candidates `search.candidate_ids` returned. A
+ * candidate is search's scores only: ranking reads what its factors need of the memory (its
+ * terms, age, sentiment) from its own read model, so no document travels to it.
  */
-export const RerankCandidateSchema = CandidateSchema.omit({ document: true }).extend({
-  updatedAt: TimestampSchema,
-  sentiment: z.number().min(-1).max(1),
-});
+export const RerankCandidateSchema = CandidateScoresSchema;
 export type RerankCandidate = z.infer<typeof RerankCandidateSchema>;
-
-/** What a candidate of search sends to ranking. */
-export function toRerankCandidate(candidate: Candidate): RerankCandidate {
-  const { document, ...scores } = candidate;
-  return { ...scores, updatedAt: document.updatedAt, sentiment: document.sentiment };
-}
 
 export const RerankRequestSchema = z
   .object({
@@ -129,10 +120,39 @@ export const RankingFactorsSchema = z.object({
   hotTopic: z.number(),
   attention: z.number(),
   depth: z.number(),
+  /** How well it fits what the question asks beyond its words (see `IntentMatchSchema`). */
+  intent: z.number(),
   /** The MMR step: 1 unless a near-duplicate of a better result was already chosen. */
   diversity: z.number(),
 });
 export type RankingFactors = z.infer<typeof RankingFactorsSchema>;
+
+/** The kinds of answer a question word asks for: "when" a time, "where" a place, "who" a person. */
+export const answerKinds = ["time", "place", "person"] as const;
+export const AnswerKindSchema = z.enum(answerKinds);
+export type AnswerKind = z.infer<typeof AnswerKindSchema>;
+
+/**
+ * What the question was understood to ask beyond its words, and what of it a memory meets:
+ * the `intent` factor's reasons (explain only).
+ */
+export const IntentMatchSchema = z.object({
+  /** The kind of answer its question word asks for. */
+  asks: AnswerKindSchema.nullable(),
+  /** The times it names, as understood (`anyYear`: a month or day named without its year). */
+  times: z.array(
+    z.object({ text: z.string(), from: TimestampSchema, to: TimestampSchema, anyYear: z.boolean() }),
+  ),
+  /** Names in the question the memory is by (its speaker) or about (its entities). */
+  names: z.array(z.string()),
+  /** Whether it holds the kind of answer asked for (null: the question asks for none). */
+  answers: z.boolean().nullable(),
+  /** Whether its time, or a time it names, is one the question names (null: the question names none). */
+  inTime: z.boolean().nullable(),
+  /** The share of the question's cues it meets, 0..1. */
+  fit: z.number(),
+});
+export type IntentMatch = z.infer<typeof IntentMatchSchema>;
 
 /** The raw signals behind the factors, for `explain`. */
 export const MemorySignalsSchema = z.object({
@@ -172,6 +192,8 @@ export const RankedResultSchema = RerankCandidateSchema.extend({
   signals: MemorySignalsSchema.optional(),
   /** The two parts of `factors.relevance`, each relative to the best candidate's (explain only). */
   relevance: z.object({ lexical: z.number(), vector: z.number() }).optional(),
+  /** What the question asks beyond its words and what of it the memory meets (explain only). */
+  intent: IntentMatchSchema.optional(),
 });
 export type RankedResult = z.infer<typeof RankedResultSchema>;
 

@@ -36,8 +36,12 @@ import {
   RetryDeadLettersRequestSchema,
 } from "./projections.ts";
 import {
+  CandidateIdsReplySchema,
+  CandidateIdsRequestSchema,
   CandidatesReplySchema,
   CandidatesRequestSchema,
+  DocumentsReplySchema,
+  DocumentsRequestSchema,
   GetMemoryReplySchema,
   GetMemoryRequestSchema,
   SearchStatusReplySchema,
@@ -131,6 +135,18 @@ export const searchRpcs = {
     subject: searchSubjects.candidates,
     request: CandidatesRequestSchema,
     reply: CandidatesReplySchema,
+    errors: [],
+  }),
+  candidateIds: defineRpc({
+    subject: searchSubjects.candidateIds,
+    request: CandidateIdsRequestSchema,
+    reply: CandidateIdsReplySchema,
+    errors: [],
+  }),
+  documents: defineRpc({
+    subject: searchSubjects.documents,
+    request: DocumentsRequestSchema,
+    reply: DocumentsReplySchema,
     errors: [],
   }),
   get: defineRpc({

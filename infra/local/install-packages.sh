@@ -18,7 +18,9 @@ PG_MAJOR="${CAIRN_PG_MAJOR:-15}"
 PG_CONFIG="/usr/lib/postgresql/$PG_MAJOR/bin/pg_config"
 # No nats-server here: bookworm's is 2.9, see "nats-server 2.10" below.
 packages=(postgresql-$PG_MAJOR postgresql-contrib redis-server redis-redisearch)
-[ "${CAIRN_WITH_COMPOSE_CHECK:-1}" = 1 ] && packages+=(docker-compose)
+# The compose files' checks (test/compose): docker-compose validates them, haproxy the cluster
+# deployment's proxy configuration.
+[ "${CAIRN_WITH_COMPOSE_CHECK:-1}" = 1 ] && packages+=(docker-compose haproxy)
 # Headless Chromium for the console's browser tests (test/console), driven by playwright-core.
 [ "${CAIRN_WITH_CONSOLE_TESTS:-1}" = 1 ] && packages+=(chromium)
 missing=()

@@ -1,6 +1,6 @@
 // `pnpm bench retrieval [--data DIR] [--mode lexical|vector|hybrid|full|all] [--json]
 //                       [--nats URL] [--candidates N] [--questions N] [--factors off]
-//                       [--expansions off] [--dump FILE]`
+//                       [--expansions off] [--intent off|WEIGHT] [--dump FILE]`
 //
 // Stores every turn of LoCoMo-format conversations as one memory through the real write
 // path (the ingest RPC), then asks every question of categories 1-4 through the real read
@@ -26,14 +26,14 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { call, connectBus } from "@cairn/bus";
 import {
-  type Candidate,
+  type CandidateScores,
   commandRpc,
+  defaultRankingWeights,
   healthRpc,
   isCairnError,
   type Principal,
   rankingRpcs,
   searchRpcs,
-  toRerankCandidate,
 } from "@cairn/contracts";
 import { migrateToLatest } from "@cairn/event-store";
 import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
@@ -67,6 +67,8 @@ type Options = {
   factorsOff: boolean;
   /** `off`: `full` without ranking's expansion terms (key graph and co-occurrence), to measure them. */
   expansionsOff: boolean;
+  /** The bench tenants' intent weight (`off` = 1: no query understanding); undefined: the default. */
+  intentWeight: number | undefined;
 };
 
 function option(args: string[], name: string): string | undefined {
@@ -92,7 +94,15 @@ function parseOptions(args: string[]): Options {
     dump: option(args, "--dump"),
     factorsOff: option(args, "--factors") === "off",
     expansionsOff: option(args, "--expansions") === "off",
+    intentWeight: intentOption(option(args, "--intent")),
   };
+}
+
+function intentOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const weight = value === "off" ? 1 : Number(value);
+  if (!Number.isFinite(weight) || weight < 1) throw new Error("--intent is off or a weight of at least 1");
+  return weight;
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -201,19 +211,17 @@ async function storeConversation(
   const holds = (id: string, turn: string) => turnsOf.set(id, [...(turnsOf.get(id) ?? []), turn]);
   let position = 0;
   let repeated = 0;
-  if (options.factorsOff) {
-    const one = {
-      halfLifeDays: 60,
-      sentiment: 1,
-      feedback: 1,
-      hotTopic: 1,
-      attention: 1,
-      depth: 1,
-      decay: 1,
+  if (options.factorsOff || options.intentWeight !== undefined) {
+    // Usage signals off leaves query understanding on; `--intent` sets it alone.
+    const signalsOff = { sentiment: 1, feedback: 1, hotTopic: 1, attention: 1, depth: 1, decay: 1 };
+    const weights = {
+      ...defaultRankingWeights,
+      ...(options.factorsOff ? signalsOff : {}),
+      ...(options.intentWeight === undefined ? {} : { intent: options.intentWeight }),
     };
     const changed = await call(nc, commandRpc("tenant.change_settings"), {
       principal,
-      settings: { rankingWeights: one },
+      settings: { rankingWeights: weights },
     });
     position = changed.position;
   }
@@ -290,7 +298,7 @@ async function waitForProjections(nc: NatsConnection, stored: Stored) {
   }
 }
 
-type Dumped = { question: string; expansions: string[]; candidates: Candidate[]; ranked: string[] };
+type Dumped = { question: string; expansions: string[]; candidates: CandidateScores[]; ranked: string[] };
 const dumped: Dumped[] = [];
 
 async function ask(
@@ -304,7 +312,7 @@ async function ask(
 ): Promise<string[]> {
   if (mode !== "full") {
     // One retriever (or their fusion) alone: no episode spreading, which the full path adds.
-    const reply = await call(nc, searchRpcs.candidates, {
+    const reply = await call(nc, searchRpcs.candidateIds, {
       principal,
       query: question,
       mode,
@@ -316,7 +324,7 @@ async function ask(
   const expanded = await call(nc, rankingRpcs.expand, { principal, query: question });
   if (expanded.skip) return [];
   const expansion = expansionsOff ? { ...expanded, terms: [] } : expanded;
-  const candidates = await call(nc, searchRpcs.candidates, {
+  const candidates = await call(nc, searchRpcs.candidateIds, {
     principal,
     query: question,
     mode: "hybrid",
@@ -326,12 +334,13 @@ async function ask(
   const reranked = await call(nc, rankingRpcs.rerank, {
     principal,
     query: question,
-    candidates: candidates.candidates.map(toRerankCandidate),
+    candidates: candidates.candidates,
     k: 20,
     expansions: expansion.terms,
   });
   const ranked = reranked.results.map((r) => r.id);
-  if (dump) dumped.push({ question, expansions: expansion.terms, candidates: candidates.candidates, ranked });
+  // The terms ranking proposed, used or not (`--expansions off`), so a dump shows where they fire.
+  if (dump) dumped.push({ question, expansions: expanded.terms, candidates: candidates.candidates, ranked });
   return ranked;
 }
 
@@ -433,16 +442,14 @@ export async function run(args: string[]): Promise<void> {
     await deployment.stop();
   }
   if (options.dump) {
-    const turnIds = new Map(
-      conversations.flatMap((c) => c.turns.map((t) => [t.content, t.diaId] as const).reverse()),
-    );
+    const turnIds = new Map(stored.flatMap((s) => [...s.turnsOf]));
     const evidence = new Map(
       conversations.flatMap((c) => c.questions.map((q) => [q.question, q.evidence] as const)),
     );
     const withTurns = dumped.map((d) => ({
       ...d,
       evidence: evidence.get(d.question) ?? [],
-      candidates: d.candidates.map((c) => ({ ...c, turn: turnIds.get(c.document.content) ?? null })),
+      candidates: d.candidates.map((c) => ({ ...c, turns: turnIds.get(c.id) ?? [] })),
     }));
     writeFileSync(options.dump, JSON.stringify(withTurns));
     log(`wrote ${withTurns.length} questions' candidates to ${options.dump}`);
@@ -459,6 +466,7 @@ export async function run(args: string[]): Promise<void> {
     candidateK: options.candidateK,
     factors: options.factorsOff ? "off" : "tenant defaults",
     expansions: options.expansionsOff ? "off" : "on",
+    intent: options.intentWeight === undefined ? "tenant defaults" : options.intentWeight,
     repeatedTurns: stored.reduce((n, s) => n + s.repeated, 0),
     baseline: {
       ...baseline.figures,
@@ -478,6 +486,10 @@ export async function run(args: string[]): Promise<void> {
       ]),
     ),
   };
-  const factors = options.factorsOff ? "; ranking factors off" : "";
+  const factors = [
+    options.factorsOff ? "; ranking factors off" : "",
+    options.intentWeight === undefined ? "" : `; intent weight ${options.intentWeight}`,
+    options.expansionsOff ? "; expansions off" : "",
+  ].join("");
   report(`Retrieval on ${options.data} (evidence recall; latency per query${factors})`, rows, summary, args);
 }

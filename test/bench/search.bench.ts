@@ -15,9 +15,14 @@
 //    search with 16 clients at once (throughput and p99); then each service's resident memory;
 // 6. writes one memory at a time through the log and the ingest relay and waits until both
 //    read models have it (`cairn.search.status` with `afterPosition`): write-to-searchable.
+//
+// `--profile DIR` also writes each service's CPU profile and a heap snapshot (taken after the
+// recall phases) into DIR/<size>/<service>/, records Postgres statements during the query
+// phases, and prints the hottest functions, modules and statements.
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { cpus, totalmem } from "node:os";
+import { join, resolve } from "node:path";
 import { call } from "@cairn/bus";
 import {
   type EventMeta,
@@ -39,8 +44,17 @@ import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
 import { connect } from "@nats-io/transport-node";
 import pg from "pg";
 import { type ServiceProcess, spawnService } from "../helpers/service-processes.ts";
-import { type Latency, mcpClient, mcpTool, measure, restSearch, rssMb } from "./lib/full-recall.ts";
-import { percentile, progress, type Row, report } from "./lib/report.ts";
+import { cpuMsOf, type Latency, mcpClient, mcpTool, measure, restSearch, rssMb } from "./lib/full-recall.ts";
+import {
+  hotFunctions,
+  profilingEnv,
+  resetStatementStats,
+  type StatementStat,
+  spanTimings,
+  statementStatsSettings,
+  topStatements,
+} from "./lib/profiles.ts";
+import { formatTable, percentile, progress, type Row, report } from "./lib/report.ts";
 
 function option(args: string[], name: string, fallback: string): string {
   const i = args.indexOf(`--${name}`);
@@ -229,7 +243,14 @@ type SizeResult = {
     concurrent: Latency & { clients: number };
   };
   rssMb: Record<string, number | null>;
+  /**
+   * CPU time each process spent per full recall (REST search, 1 client), the recall record's
+   * writing and projection included: unlike latency, hardly moved by other load on the machine.
+   */
+  cpuMsPerRecall: Record<string, number | null>;
   writeToSearchable: { p50: number; p99: number };
+  /** With `--profile`: the Postgres statements that took the most time in the query phases. */
+  statements?: StatementStat[];
 };
 
 /** A free TCP port on this machine. */
@@ -256,12 +277,19 @@ async function ready(service: ServiceProcess, marker: RegExp): Promise<void> {
   }
 }
 
-async function benchSize(size: number, queries: number, writes: number): Promise<SizeResult> {
+async function benchSize(
+  size: number,
+  queries: number,
+  writes: number,
+  profileDir: string | null,
+): Promise<SizeResult> {
   const silent = createLogger("bench", "silent");
   // Postgres as a deployment would size it: the HNSW index in shared buffers (the test
   // fixture's default is 32 MB).
   const [postgres, redis, nats] = await Promise.all([
-    startPostgres({ settings: { shared_buffers: "1GB" } }),
+    startPostgres({
+      settings: { shared_buffers: "1GB", ...(profileDir === null ? {} : statementStatsSettings) },
+    }),
     startRedis(),
     startNats(),
   ]);
@@ -350,7 +378,10 @@ async function benchSize(size: number, queries: number, writes: number): Promise
       ["ranking", /service started/],
       ["gateway", /service started/],
     ] as const) {
-      const service = spawnService(name, serviceEnv);
+      const service = spawnService(name, {
+        ...serviceEnv,
+        ...(profileDir === null ? {} : profilingEnv(join(profileDir, String(size)), name)),
+      });
       processes.push(service);
       await ready(service, marker);
     }
@@ -362,6 +393,8 @@ async function benchSize(size: number, queries: number, writes: number): Promise
       const created = await createApiKey(pool, { tenant, agent: pick(rand, agents), role: "agent" });
       keysOf.set(tenant, created.key);
     }
+
+    if (profileDir !== null) await resetStatementStats(pool);
 
     const principal = (): Principal => ({
       tenant: pick(rand, tenants),
@@ -401,8 +434,26 @@ async function benchSize(size: number, queries: number, writes: number): Promise
 
     // 5. The full recall through the gateway, as a user waits for it.
     const tenantKey = () => keysOf.get(pick(rand, tenants)) as string;
+    const pids: Record<string, number | undefined> = {
+      ...Object.fromEntries(processes.map((p) => [p.name, p.child.pid])),
+      redis: redis.pid,
+      postgres: postgres.pid,
+      nats: nats.pid,
+    };
+    const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMsOf(pid)]));
     const rest = await measure(`REST search ${size}`, queries, 1, () =>
       restSearch(baseUrl, tenantKey(), queryText(rand)),
+    );
+    // `measure` warms up with up to 20 calls first: they count too.
+    const recalls = queries + Math.min(20, queries);
+    const cpuMsPerRecall = Object.fromEntries(
+      Object.entries(pids).map(([name, pid]) => {
+        const before = cpuBefore[name];
+        const after = cpuMsOf(pid);
+        const per =
+          before === null || before === undefined || after === null ? null : (after - before) / recalls;
+        return [name, per === null ? null : Math.round(per * 100) / 100];
+      }),
     );
     const sessions = await Promise.all(
       tenants.map(async (t) => [t, await mcpClient(baseUrl, keysOf.get(t) as string)] as const),
@@ -422,6 +473,8 @@ async function benchSize(size: number, queries: number, writes: number): Promise
       restSearch(baseUrl, tenantKey(), queryText(rand)),
     );
     const rss = Object.fromEntries(processes.map((p) => [p.name, rssMb(p.child.pid)]));
+    const statements = profileDir === null ? undefined : await topStatements(pool);
+    if (profileDir !== null) for (const p of processes) p.child.kill("SIGUSR2");
 
     // 6. Write to searchable: append, relay, both projections, answered by the service.
     const samples: number[] = [];
@@ -453,16 +506,60 @@ async function benchSize(size: number, queries: number, writes: number): Promise
       query,
       fullRecall: { rest, mcp, context, concurrent: { ...concurrent, clients } },
       rssMb: rss,
+      cpuMsPerRecall,
       writeToSearchable: { p50: percentile(samples, 50), p99: percentile(samples, 99) },
+      ...(statements === undefined ? {} : { statements }),
     };
   } finally {
     for (const stop of stops) await stop().catch(() => undefined);
   }
 }
 
+/** Where the services spent their CPU and Postgres its time (with `--profile`). */
+function printProfiles(dir: string, results: SizeResult[]): void {
+  for (const r of results) {
+    for (const service of ["gateway", "search", "ranking", "ingest"]) {
+      const hot = hotFunctions(join(dir, String(r.memories), service), 20);
+      console.log(`\n${service} at ${r.memories}: ${hot.totalMs} ms sampled`);
+      console.log(
+        formatTable(hot.modules.map((m) => ({ self_ms: m.selfMs, "%": m.share, module: m.where }))),
+      );
+      console.log(
+        formatTable(hot.functions.map((f) => ({ self_ms: f.selfMs, "%": f.share, function: f.where }))),
+      );
+      const spans = spanTimings(join(dir, String(r.memories), service));
+      console.log(
+        formatTable(
+          spans.map((s) => ({
+            span: s.name,
+            count: s.count,
+            p50_ms: s.p50Ms,
+            mean_ms: s.meanMs,
+            total_ms: s.totalMs,
+          })),
+        ),
+      );
+    }
+    console.log(`\nPostgres statements at ${r.memories} (query phases)`);
+    console.log(
+      formatTable(
+        (r.statements ?? []).map((s) => ({
+          calls: s.calls,
+          total_ms: s.totalMs,
+          mean_ms: s.meanMs,
+          query: s.query,
+        })),
+      ),
+    );
+  }
+  console.log(`\nprofiles and heap snapshots: ${dir}`);
+}
+
 export async function run(args: string[]): Promise<void> {
   if (args.includes("--help")) {
-    console.log("usage: pnpm bench search [--sizes 10000,100000] [--queries 200] [--writes 100] [--json]");
+    console.log(
+      "usage: pnpm bench search [--sizes 10000,100000] [--queries 200] [--writes 100] [--profile DIR] [--json]",
+    );
     return;
   }
   const sizes = option(args, "sizes", "10000,100000")
@@ -472,9 +569,12 @@ export async function run(args: string[]): Promise<void> {
     throw new Error("--sizes takes positive integers, e.g. 10000,100000");
   const queries = positive(args, "queries", 200);
   const writes = positive(args, "writes", 100);
+  const profile = option(args, "profile", "");
+  const profileDir = profile === "" ? null : resolve(profile);
 
   const results: SizeResult[] = [];
-  for (const size of sizes) results.push(await benchSize(size, queries, writes));
+  for (const size of sizes) results.push(await benchSize(size, queries, writes, profileDir));
+  if (profileDir !== null) printProfiles(profileDir, results);
 
   const ms = (n: number) => Math.round(n * 10) / 10;
   const rows: Row[] = results.flatMap((r) => [
@@ -526,6 +626,15 @@ export async function run(args: string[]): Promise<void> {
       p50_ms: "",
       p99_ms: "",
       rate: `${Math.round(r.rebuild.signals)} / ${Math.round(r.rebuild.keys)} events/s`,
+    },
+    {
+      memories: r.memories,
+      measure: "CPU ms per recall (REST, 1 client)",
+      p50_ms: "",
+      p99_ms: "",
+      rate: Object.entries(r.cpuMsPerRecall)
+        .map(([name, ms]) => `${name} ${ms ?? "?"}`)
+        .join(", "),
     },
     {
       memories: r.memories,

@@ -1,18 +1,34 @@
-// Checks the team deployment (docker-compose.yml and infra/compose/) without a Docker engine:
-// Debian's docker-compose 1.29 validates and normalises the file (`config`), and the test reads
-// the normalised form, so what is asserted is what compose would run. The collector,
-// Prometheus and Grafana files are read directly, and the dashboard's PromQL may only name
-// metrics listed in infra/compose/grafana/metric-names.json.
+// Checks the team deployments (docker-compose.yml, docker-compose.cluster.yml and
+// infra/compose/) without a Docker engine: Debian's docker-compose 1.29 validates and
+// normalises each file (`config`), and the test reads the normalised form, so what is asserted
+// is what compose would run. The collector, Prometheus and Grafana files are read directly, and
+// the dashboard's PromQL may only name metrics listed in infra/compose/grafana/metric-names.json.
+// Each NATS service's command and configuration go through nats-server 2.10's own check (`-t`),
+// with the authorization files the bus-credentials job writes, and the proxy's through
+// `haproxy -c`.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { copyFile, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { writeBusAuthFiles } from "@cairn/bus";
+import { ingestEnvSchema } from "@cairn/ingest";
+import { parseEnv } from "@cairn/service-runtime";
+import { checkedNatsServerPath } from "@cairn/testing";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { metricNamesIn } from "../helpers/prometheus-text.ts";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const composeFile = "docker-compose.yml";
+const clusterFile = "docker-compose.cluster.yml";
+/** What a team sets before running the cluster file (its Postgres and Redis are its own). */
+const clusterEnv = {
+  CAIRN_DATABASE_URL: "postgres://cairn:secret@db.internal:5432/cairn",
+  CAIRN_REDIS_URL: "redis://redis.internal:6379",
+};
 
 const cairnServices = ["ingest", "search", "ranking", "maintenance", "gateway"] as const;
 const requiredServices = [
@@ -110,8 +126,21 @@ describe("docker-compose.yml", () => {
     expect(dependencyConditions(migrate)).toEqual({ postgres: "service_healthy" });
   });
 
-  it("every service another waits on as healthy has a health check", () => {
-    const { services } = composeConfig();
+  it("keeps postgres, redis, nats and grafana data in named volumes", () => {
+    const config = composeConfig();
+    for (const [service, volume] of Object.entries(namedVolumes)) {
+      expect(Object.keys(config.volumes), "top-level volumes").toContain(volume);
+      const sources = asArray(serviceNamed(service).volumes).map((v) => mountOf(v).source);
+      expect(sources, `${service} volumes`).toContain(volume);
+    }
+  });
+});
+
+describe.each([composeFile, clusterFile])("%s", (file) => {
+  const config = () => (file === clusterFile ? composeConfig(clusterFile, clusterEnv) : composeConfig());
+
+  it("waits as healthy only on services with a health check", () => {
+    const { services } = config();
     for (const [name, service] of Object.entries(services)) {
       for (const [dependency, condition] of Object.entries(dependencyConditions(service))) {
         if (condition !== "service_healthy") continue;
@@ -124,21 +153,246 @@ describe("docker-compose.yml", () => {
     }
   });
 
-  it("keeps postgres, redis, nats and grafana data in named volumes", () => {
-    const config = composeConfig();
-    for (const [service, volume] of Object.entries(namedVolumes)) {
-      expect(Object.keys(config.volumes), "top-level volumes").toContain(volume);
-      const sources = asArray(serviceNamed(service).volumes).map((v) => mountOf(v).source);
-      expect(sources, `${service} volumes`).toContain(volume);
-    }
-  });
-
   it("bind-mounts only files and folders that exist in the repository", () => {
-    for (const [name, service] of Object.entries(composeConfig().services)) {
+    for (const [name, service] of Object.entries(config().services)) {
       for (const mount of asArray(service.volumes).map(mountOf)) {
         if (mount.type !== "bind") continue;
         expect(existsSync(mount.source), `${name} mounts ${mount.source}`).toBe(true);
       }
+    }
+  });
+
+  it("runs NATS with a command and configuration nats-server 2.10 accepts", async () => {
+    const { services } = config();
+    const natsServices = Object.entries(services).filter(([, service]) =>
+      String(service.image).startsWith("nats:"),
+    );
+    expect(natsServices.length).toBeGreaterThan(0);
+    const dir = await mkdtemp(join(tmpdir(), "cairn-compose-nats-"));
+    try {
+      // The authorization files as the one-shot job writes them into the nats-auth volume.
+      await writeBusAuthFiles(
+        join(dir, "auth"),
+        busCredentialsJobOptions(serviceIn(config(), "bus-credentials")),
+      );
+      for (const [name, service] of natsServices) {
+        const mounts = asArray(service.volumes).map(mountOf);
+        const conf = mounts.find((m) => m.target === "/etc/nats/nats.conf");
+        expect(conf?.type, `${name} mounts its nats.conf`).toBe("bind");
+        expect(mounts.find((m) => m.target === "/etc/nats/auth")?.source, `${name} mounts the bus auth`).toBe(
+          "nats-auth",
+        );
+        await copyFile(conf?.source as string, join(dir, "nats.conf"));
+        const args = asArray(service.command).map((arg) =>
+          arg === "/etc/nats/nats.conf" ? join(dir, "nats.conf") : String(arg),
+        );
+        const check = spawnSync(checkedNatsServerPath(), [...args, "-t"], {
+          encoding: "utf8",
+          timeout: 30_000,
+        });
+        expect(
+          check.status,
+          `${name}: nats-server ${args.join(" ")} -t\n${check.stderr}${check.stdout}`,
+        ).toBe(0);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("docker-compose.cluster.yml", () => {
+  const cluster = () => composeConfig(clusterFile, clusterEnv);
+  const copiesOf = (name: string) => [`${name}-1`, `${name}-2`];
+  const natsNodes = ["nats-1", "nats-2", "nats-3"];
+
+  it("passes `docker-compose config -q` with the database and Redis URLs set", () => {
+    const result = runDockerCompose(["-f", clusterFile, "config", "-q"], clusterEnv);
+    expect(result.status, result.stderr).toBe(0);
+  });
+
+  it.each(Object.keys(clusterEnv))("refuses to start without %s, and says what to set", (variable) => {
+    const result = runDockerCompose(["-f", clusterFile, "config", "-q"], {
+      ...clusterEnv,
+      [variable]: undefined,
+    });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain(`set ${variable} to the`);
+  });
+
+  it("has no Postgres or Redis of its own: every service uses the URLs it is given", () => {
+    const { services } = cluster();
+    for (const [name, service] of Object.entries(services)) {
+      expect(String(service.image), name).not.toMatch(/postgres|pgvector|redis/);
+      const env = environmentOf(service);
+      if ("CAIRN_DATABASE_URL" in env)
+        expect(env.CAIRN_DATABASE_URL, name).toBe(clusterEnv.CAIRN_DATABASE_URL);
+      if ("CAIRN_REDIS_URL" in env) expect(env.CAIRN_REDIS_URL, name).toBe(clusterEnv.CAIRN_REDIS_URL);
+    }
+    expect(environmentOf(serviceIn(cluster(), "migrate")).CAIRN_DATABASE_URL).toBe(
+      clusterEnv.CAIRN_DATABASE_URL,
+    );
+  });
+
+  it("runs two copies of every service, each named, and no other", () => {
+    const names = Object.keys(cluster().services);
+    for (const name of cairnServices) {
+      expect(names.filter((n) => n === name || n.startsWith(`${name}-`)).sort(), name).toEqual(
+        copiesOf(name),
+      );
+      for (const copy of copiesOf(name)) {
+        expect(environmentOf(serviceIn(cluster(), copy)).CAIRN_INSTANCE, copy).toBe(copy);
+      }
+    }
+  });
+
+  it.each(cairnServices)("each %s copy runs as the single-machine service does", (name) => {
+    const single = serviceNamed(name);
+    const expected = withoutDeploymentEnv(environmentOf(single));
+    for (const copy of copiesOf(name)) {
+      const service = serviceIn(cluster(), copy);
+      expect(service.image, copy).toBe(single.image);
+      expect(service.build, copy).toEqual(single.build);
+      expect(service.command, copy).toEqual(single.command);
+      expect(asRecord(service.healthcheck).test, copy).toEqual(asRecord(single.healthcheck).test);
+      expect(asArray(service.volumes).map(mountOf), copy).toEqual(asArray(single.volumes).map(mountOf));
+      expect(withoutDeploymentEnv(environmentOf(service)), copy).toEqual(expected);
+    }
+  });
+
+  it("starts the services once all three NATS nodes are healthy and the migrations ran", () => {
+    for (const name of cairnServices) {
+      for (const copy of copiesOf(name)) {
+        const service = serviceIn(cluster(), copy);
+        expect(dependencyConditions(service), copy).toEqual({
+          "nats-1": "service_healthy",
+          "nats-2": "service_healthy",
+          "nats-3": "service_healthy",
+          migrate: "service_completed_successfully",
+        });
+        expect(String(environmentOf(service).CAIRN_NATS_URL).split(","), copy).toEqual(
+          natsNodes.map((node) => `nats://${node}:4222`),
+        );
+      }
+    }
+  });
+
+  it("runs NATS as three JetStream nodes, each named, with a volume of its own and routes to the others", () => {
+    const { services } = cluster();
+    const nodes = Object.entries(services).filter(([, service]) => String(service.image).startsWith("nats:"));
+    expect(nodes.map(([name]) => name).sort()).toEqual(natsNodes);
+    const dataVolumes = new Set<string>();
+    for (const [name, service] of nodes) {
+      expect(service.image).toBe(serviceNamed("nats").image);
+      const command = asArray(service.command).map(String);
+      expect(command[command.indexOf("-n") + 1], `${name} server_name`).toBe(name);
+      const data = asArray(service.volumes)
+        .map(mountOf)
+        .find((m) => m.target === "/data");
+      expect(data?.type, `${name} data`).toBe("volume");
+      dataVolumes.add(data?.source as string);
+      expect(dependencyConditions(service)).toEqual({ "bus-credentials": "service_completed_successfully" });
+      expect(asArray(asRecord(service.healthcheck).test).join(" ")).toContain(
+        "http://127.0.0.1:8222/healthz",
+      );
+    }
+    expect(dataVolumes.size).toBe(3);
+    for (const volume of dataVolumes) expect(Object.keys(cluster().volumes)).toContain(volume);
+
+    // Every node routes to all three (the job writes the routes the nodes include).
+    const routes = busCredentialsJobOptions(serviceIn(cluster(), "bus-credentials")).clusterRoutes;
+    expect(routes).toEqual(natsNodes.map((node) => `${node}:6222`));
+    const conf = readRepoFile("infra/compose/nats/nats-cluster.conf");
+    expect(conf).toMatch(
+      /cluster\s*\{[^}]*listen:\s*0\.0\.0\.0:6222[^}]*include "auth\/nats-cluster\.conf"[^}]*\}/,
+    );
+    expect(conf).toMatch(/jetstream\s*\{[^}]*store_dir:\s*\/data[^}]*\}/);
+    expect(conf).toMatch(/jetstream\s*\{[^}]*sync_interval:\s*always[^}]*\}/);
+    expect(conf).toMatch(/^include "auth\/nats-authorization\.conf"$/m);
+  });
+
+  it("keeps the event stream on three servers: every ingest copy's replica setting is 3", () => {
+    for (const copy of copiesOf("ingest")) {
+      const env = environmentOf(serviceIn(cluster(), copy));
+      expect(env.CAIRN_EVENT_STREAM_REPLICAS, copy).toBe("3");
+      expect(parseEnv(ingestEnvSchema, env as NodeJS.ProcessEnv).CAIRN_EVENT_STREAM_REPLICAS).toBe(3);
+    }
+  });
+
+  it("publishes ports only for the proxy, grafana and the jaeger UI", () => {
+    const { services } = cluster();
+    const published: Record<string, number> = { proxy: 8080, grafana: 3000, jaeger: 16686 };
+    const publishing = Object.entries(services)
+      .filter(([, service]) => asArray(service.ports).length > 0)
+      .map(([name]) => name)
+      .sort();
+    expect(publishing).toEqual(Object.keys(published).sort());
+    for (const [name, port] of Object.entries(published)) {
+      expect(asArray(services[name]?.ports).map(containerPortOf), `${name} ports`).toEqual([port]);
+    }
+  });
+
+  it("puts both gateway copies behind the proxy, each health-checked, and trusts only the address the proxy sets", () => {
+    const proxy = serviceIn(cluster(), "proxy");
+    const mount = asArray(proxy.volumes)
+      .map(mountOf)
+      .find((m) => m.target === "/usr/local/etc/haproxy");
+    expect(mount?.source).toBe(join(repoRoot, "infra/compose/cluster/haproxy"));
+    const cfg = readRepoFile("infra/compose/cluster/haproxy/haproxy.cfg");
+    const backend = haproxySection(cfg, "backend gateways");
+    const servers = backend
+      .filter((line) => line.startsWith("server "))
+      .map((line) => line.split(/\s+/).slice(1, 3));
+    expect(servers).toEqual(copiesOf("gateway").map((copy) => [copy, `${copy}:8080`]));
+    expect(backend).toContain("option httpchk");
+    expect(backend).toContain("http-check send meth GET uri /healthz");
+    expect(backend.find((line) => line.startsWith("default-server"))).toMatch(/\bcheck\b/);
+    expect(haproxySection(cfg, "frontend cairn")).toContain("http-request set-header X-Forwarded-For %[src]");
+    for (const copy of copiesOf("gateway")) {
+      const env = environmentOf(serviceIn(cluster(), copy));
+      expect(env.CAIRN_PORT).toBe("8080");
+      expect(env.CAIRN_TRUST_PROXY).toBe("true");
+    }
+  });
+
+  it("the proxy's configuration passes `haproxy -c`, and its outage pages are problem+json with Retry-After", () => {
+    const check = runHaproxyCheck(join(repoRoot, "infra/compose/cluster/haproxy/haproxy.cfg"));
+    expect(check.status, check.output).toBe(0);
+    // Locally the copies' names do not resolve; that is the only warning allowed.
+    const warnings = check.output.split("\n").filter((line) => line.includes("[WARNING]"));
+    for (const warning of warnings) expect(warning).toMatch(/could not resolve address 'gateway-[12]'/);
+    for (const status of [503, 504]) {
+      const page = readRepoFile(`infra/compose/cluster/haproxy/errors/${status}.http`);
+      const [head = "", body = ""] = page.split("\r\n\r\n");
+      expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(head).toContain("Content-Type: application/problem+json");
+      expect(head).toMatch(/Retry-After: \d+/);
+      expect(JSON.parse(body)).toMatchObject({ status, code: status === 503 ? "unavailable" : "timeout" });
+    }
+  });
+
+  it("Prometheus scrapes every copy of every service, and the collector", () => {
+    const prometheus = serviceIn(cluster(), "prometheus");
+    const mount = asArray(prometheus.volumes)
+      .map(mountOf)
+      .find((m) => m.target === "/etc/prometheus/prometheus.yml");
+    expect(mount?.source).toBe(join(repoRoot, "infra/compose/cluster/prometheus.yml"));
+    const config = asRecord(parseYaml(readRepoFile("infra/compose/cluster/prometheus.yml")));
+    const targets = asArray(config.scrape_configs).flatMap((job) => scrapeTargets(asRecord(job)));
+    for (const name of ["ingest", "search", "ranking", "maintenance"]) {
+      for (const copy of copiesOf(name)) expect(targets).toContain(`${copy}:9464`);
+    }
+    for (const copy of copiesOf("gateway")) expect(targets).toContain(`${copy}:8080`);
+    expect(targets).toContain("otel-collector:8889");
+  });
+
+  it("runs the collector, Jaeger and Grafana as the single-machine file does", () => {
+    for (const name of ["otel-collector", "jaeger", "grafana"]) {
+      const service = serviceIn(cluster(), name);
+      const single = serviceNamed(name);
+      expect(service.image, name).toBe(single.image);
+      expect(asArray(service.volumes).map(mountOf), name).toEqual(asArray(single.volumes).map(mountOf));
+      expect(environmentOf(service), name).toEqual(environmentOf(single));
     }
   });
 });
@@ -255,23 +509,43 @@ describe("grafana dashboard cairn.json", () => {
 type Service = Record<string, unknown>;
 type ComposeConfig = { services: Record<string, Service>; volumes: Record<string, unknown> };
 
-let cachedConfig: ComposeConfig | undefined;
+const cachedConfigs = new Map<string, ComposeConfig>();
 
 /** The configuration as docker-compose normalises it (interpolated, anchors merged, long forms). */
-function composeConfig(): ComposeConfig {
-  if (cachedConfig) return cachedConfig;
-  const result = runDockerCompose(["-f", composeFile, "config"]);
-  if (result.status !== 0) throw new Error(`docker-compose config failed:\n${result.stderr}`);
+function composeConfig(file = composeFile, env: Record<string, string> = {}): ComposeConfig {
+  const cached = cachedConfigs.get(file);
+  if (cached) return cached;
+  const result = runDockerCompose(["-f", file, "config"], env);
+  if (result.status !== 0) throw new Error(`docker-compose -f ${file} config failed:\n${result.stderr}`);
   const parsed = asRecord(parseYaml(result.stdout));
-  cachedConfig = {
+  const config = {
     services: asRecord(parsed.services) as Record<string, Service>,
     volumes: asRecord(parsed.volumes),
   };
-  return cachedConfig;
+  cachedConfigs.set(file, config);
+  return config;
 }
 
-function runDockerCompose(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync("docker-compose", args, { cwd: repoRoot, encoding: "utf8", timeout: 60_000 });
+/**
+ * Runs docker-compose with `env` over this process's environment; a variable set to undefined
+ * is removed, so a setting of the machine running the tests does not leak in.
+ */
+function runDockerCompose(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): { status: number | null; stdout: string; stderr: string } {
+  const merged: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of ["CAIRN_DATABASE_URL", "CAIRN_REDIS_URL"]) delete merged[key];
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) delete merged[key];
+    else merged[key] = value;
+  }
+  const result = spawnSync("docker-compose", args, {
+    cwd: repoRoot,
+    encoding: "utf8",
+    timeout: 60_000,
+    env: merged,
+  });
   if (result.error) {
     if ((result.error as NodeJS.ErrnoException).code === "ENOENT") {
       throw new Error(
@@ -285,9 +559,67 @@ function runDockerCompose(args: string[]): { status: number | null; stdout: stri
 }
 
 function serviceNamed(name: string): Service {
-  const service = composeConfig().services[name];
-  if (!service) throw new Error(`docker-compose.yml has no service ${name}`);
+  return serviceIn(composeConfig(), name);
+}
+
+function serviceIn(config: ComposeConfig, name: string): Service {
+  const service = config.services[name];
+  if (!service) throw new Error(`no service ${name} (services: ${Object.keys(config.services).join(", ")})`);
   return service;
+}
+
+/** A service's environment without what differs by deployment: where things are, and which copy. */
+function withoutDeploymentEnv(env: Record<string, string>): Record<string, string> {
+  const {
+    CAIRN_DATABASE_URL: _database,
+    CAIRN_REDIS_URL: _redis,
+    CAIRN_NATS_URL: _nats,
+    CAIRN_INSTANCE: _instance,
+    CAIRN_EVENT_STREAM_REPLICAS: _replicas,
+    CAIRN_TRUST_PROXY: _trustProxy,
+    ...rest
+  } = env;
+  return rest;
+}
+
+/** What the one-shot bus-credentials job is told to write (its command's options). */
+function busCredentialsJobOptions(job: Service): { clusterRoutes?: string[] } {
+  const command = asArray(job.command).map(String);
+  const script = command.indexOf("services/lib/bus/src/write-bus-auth.ts");
+  expect(script, "bus-credentials runs write-bus-auth.ts").toBeGreaterThan(-1);
+  const { values } = parseArgs({
+    args: command.slice(script + 1),
+    allowPositionals: true,
+    options: { owner: { type: "string" }, "cluster-routes": { type: "string" } },
+  });
+  const routes = values["cluster-routes"];
+  return routes === undefined ? {} : { clusterRoutes: routes.split(",") };
+}
+
+/** The lines of one section of an HAProxy configuration (`backend gateways`), trimmed. */
+function haproxySection(cfg: string, header: string): string[] {
+  const lines = cfg.split("\n");
+  const start = lines.findIndex((line) => line.trim() === header);
+  if (start === -1) throw new Error(`no section "${header}" in the HAProxy configuration`);
+  const body: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (/^\S/.test(line)) break;
+    const trimmed = line.trim();
+    if (trimmed !== "" && !trimmed.startsWith("#")) body.push(trimmed);
+  }
+  return body;
+}
+
+function runHaproxyCheck(cfg: string): { status: number | null; output: string } {
+  const result = spawnSync("haproxy", ["-c", "-f", cfg], { encoding: "utf8", timeout: 30_000 });
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
+    throw new Error(
+      "haproxy is not installed: install the Debian package `haproxy` " +
+        "(apt-get install haproxy; infra/local/install-packages.sh installs it too)",
+    );
+  }
+  if (result.error) throw result.error;
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
 function dependencyConditions(service: Service): Record<string, string> {

@@ -10,7 +10,7 @@ import {
   createBusKey,
   generateBusAuth,
 } from "@cairn/bus";
-import { eventSubject, ingestRpcs, maintenanceCommandRpcs } from "@cairn/contracts";
+import { ingestRpcs, maintenanceCommandRpcs, relaySubject } from "@cairn/contracts";
 import { type NatsHandle, startNats } from "@cairn/testing";
 import { errors, type Msg, type NatsConnection, type Subscription } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
@@ -124,9 +124,7 @@ describe("a service's credentials", () => {
 
   it("cannot subscribe to another service's requests, the events or another identity's replies", async () => {
     const ranking = await as("ranking");
-    const refused = [create, eventSubject("acme", "memory", "memory.recorded"), "_INBOX.>"].concat(
-      `${busInboxPrefix("gateway")}.>`,
-    );
+    const refused = [create, relaySubject, "_INBOX.>"].concat(`${busInboxPrefix("gateway")}.>`);
     const attempts = refused.map((subject) => ({ subject, ...collect(ranking, subject) }));
     await ranking.flush();
     for (const attempt of attempts) {
@@ -137,7 +135,7 @@ describe("a service's credentials", () => {
 
   it("cannot forge events: only ingest publishes on cairn.evt", async () => {
     const gateway = await as("gateway");
-    const subject = eventSubject("acme", "memory", "memory.recorded");
+    const subject = relaySubject;
     const permissionErrors: Error[] = [];
     void (async () => {
       for await (const status of gateway.status()) {

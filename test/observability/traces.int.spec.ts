@@ -5,9 +5,10 @@
 // event-store append → the `cairn_append` call in Postgres (pg instrumentation) → the relay's
 // publish of each event (same trace). Each projection handles the event in a trace of its
 // own, linked to the publish, with its RediSearch (ioredis) or pgvector (pg) writes as
-// children. Query: the gateway's HTTP span → `search.candidates` with the wait, lexical,
+// children. Query: the gateway's HTTP span → `search.candidate_ids` with the wait, lexical,
 // vector and fusion stages (candidate counts as attributes) → `ranking.rerank` with its
-// `rerank` span.
+// `rerank` span → `search.documents` for the results' documents.
+import { relaySubject } from "@cairn/contracts";
 import { initTracing } from "@cairn/telemetry";
 import { infraTest } from "@cairn/testing";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
@@ -136,7 +137,9 @@ test("a write is one trace from the gateway to the publish; each projection link
   expect(publish.parentSpanContext?.spanId).toBe(idOf(handling));
   const position = publish.attributes["cairn.event.position"];
   expect(append.attributes["cairn.event.positions"]).toContain(position);
-  expect(String(publish.attributes["messaging.destination.name"])).toMatch(/^cairn\.evt\.acme\.memory\./);
+  // Published on the relay's subject, in the message of the write's commit.
+  expect(publish.attributes["messaging.destination.name"]).toBe(relaySubject);
+  expect(publish.attributes["cairn.tenant"]).toBe(tenant);
 
   // Each projection: a CONSUMER span in a trace of its own, linked to the publish.
   const handled: Record<string, ReadableSpan> = {};
@@ -215,7 +218,7 @@ test("a recall is one trace: search stages with candidate counts, then the reran
   for (const s of spans()) expect(JSON.stringify(s.attributes), s.name).not.toMatch(/cache TTL|cache%20TTL/);
 
   const candidates = one(
-    (s) => s.kind === SERVER && s.name === "rpc cairn.search.candidates" && traceOf(s) === trace,
+    (s) => s.kind === SERVER && s.name === "rpc cairn.search.candidate_ids" && traceOf(s) === trace,
     "search's server span",
   );
   expect(descends(candidates, http)).toBe(true);
@@ -251,7 +254,13 @@ test("a recall is one trace: search stages with candidate counts, then the reran
   expect(rerank.attributes["cairn.candidates.count"]).toBe(fusion.attributes["cairn.candidates.count"]);
   expect(rerank.attributes["cairn.results.count"]).toBeGreaterThanOrEqual(1);
   // The rerank came after the candidates, in the same request.
-  expect(rerankServer.startTime[0] * 1e9 + rerankServer.startTime[1]).toBeGreaterThanOrEqual(
-    candidates.endTime[0] * 1e9 + candidates.endTime[1],
+  const nanos = (t: [number, number]) => t[0] * 1e9 + t[1];
+  expect(nanos(rerankServer.startTime)).toBeGreaterThanOrEqual(nanos(candidates.endTime));
+  // Then only the results' documents were read, after the rerank.
+  const documents = one(
+    (s) => s.kind === SERVER && s.name === "rpc cairn.search.documents" && traceOf(s) === trace,
+    "search's documents span",
   );
+  expect(descends(documents, http)).toBe(true);
+  expect(nanos(documents.startTime)).toBeGreaterThanOrEqual(nanos(rerankServer.endTime));
 });

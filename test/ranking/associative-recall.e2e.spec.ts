@@ -10,7 +10,6 @@ import {
   type RerankReply,
   rankingRpcs,
   searchRpcs,
-  toRerankCandidate,
   type WriteResult,
 } from "@cairn/contracts";
 import { migrateToLatest } from "@cairn/event-store";
@@ -99,7 +98,7 @@ const test = infraTest
           afterPosition,
         });
         const expansions = options.expand === false ? [] : expansion.terms;
-        const candidates = await call(nc, searchRpcs.candidates, {
+        const candidates = await call(nc, searchRpcs.candidateIds, {
           principal,
           query,
           mode: options.mode ?? "hybrid",
@@ -110,13 +109,17 @@ const test = infraTest
         const reranked = await call(nc, rankingRpcs.rerank, {
           principal,
           query,
-          candidates: candidates.candidates.map(toRerankCandidate),
+          candidates: candidates.candidates,
           expansions,
           explain: true,
           afterPosition,
         });
-        // Ranking answers with ids and scores; the documents are search's.
-        const documents = new Map(candidates.candidates.map((c) => [c.id, c.document]));
+        // Ranking answers with ids and scores; the documents of the results are search's.
+        const read = await call(nc, searchRpcs.documents, {
+          principal,
+          ids: reranked.results.map((r) => r.id),
+        });
+        const documents = new Map(read.documents.map((d) => [d.id, d]));
         const results = reranked.results.map((r) => ({
           ...r,
           document: documents.get(r.id) as MemoryDocument,

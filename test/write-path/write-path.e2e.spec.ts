@@ -1,7 +1,7 @@
 // The write path end to end, as deployed: two ingest processes sharing one database and one
 // NATS, a client sending commands over NATS request/reply, events arriving in JetStream. One
 // copy is killed mid-run; writes go on through the other, whose relay takes over.
-import { call } from "@cairn/bus";
+import { call, decodeRelayedEvents } from "@cairn/bus";
 import {
   type CairnError,
   commandRpc,
@@ -24,6 +24,7 @@ import { type ServiceProcess, spawnService } from "../helpers/service-processes.
 
 const alice: Principal = { tenant: "acme", agent: "alice", role: "agent", primary: false };
 
+/** An event as JetStream holds it: in a message of its commit, with its publish span's context. */
 type Published = { event: StoredEvent; msgId: string; traceparent: string };
 
 async function published(nc: NatsConnection): Promise<Published[]> {
@@ -33,22 +34,30 @@ async function published(nc: NatsConnection): Promise<Published[]> {
   const out: Published[] = [];
   for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
     const m = await jsm.streams.getMessage(eventStreamName, { seq });
-    if (m) {
+    if (!m) continue;
+    const { events, publishContexts } = decodeRelayedEvents(m);
+    for (const [i, event] of events.entries()) {
       out.push({
-        event: m.json<StoredEvent>(),
+        event,
         msgId: m.header.get("Nats-Msg-Id"),
-        traceparent: m.header.get("traceparent"),
+        traceparent: publishContexts[i]?.traceparent ?? "",
       });
     }
   }
   return out;
 }
 
-async function logOf(databaseUrl: string): Promise<{ event_id: string; position: string }[]> {
+async function logOf(
+  databaseUrl: string,
+): Promise<{ event_id: string; position: string; committed_by: string }[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    return (await client.query("select event_id, position from cairn_events order by position")).rows;
+    return (
+      await client.query(
+        "select event_id, position, transaction_id::text as committed_by from cairn_events order by position",
+      )
+    ).rows;
   } finally {
     await client.end();
   }
@@ -169,9 +178,16 @@ describe("write path", () => {
           { timeoutMs: 30_000, description: "every event in JetStream" },
         );
         expect(events.map((p) => p.event.eventId)).toEqual(log.map((r) => r.event_id));
-        expect(events.map((p) => p.msgId)).toEqual(log.map((r) => r.event_id));
+        // One message per commit, named by its transaction and first position: the same name
+        // when a copy takes over and publishes it again, so JetStream keeps it once.
+        const firstOfCommit = new Map<string, string>();
+        for (const r of log)
+          if (!firstOfCommit.has(r.committed_by)) firstOfCommit.set(r.committed_by, r.position);
+        expect(events.map((p) => p.msgId)).toEqual(
+          log.map((r) => `${r.committed_by}:${firstOfCommit.get(r.committed_by)}`),
+        );
         expect(events.map((p) => p.event.position)).toEqual(log.map((r) => Number(r.position)));
-        // Each event carries the trace of the command that wrote it: the headers name the
+        // Each event carries the trace of the command that wrote it: its message names the
         // relay's publish span, a span of that trace (not the command's span itself).
         for (const p of events) {
           expect(p.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);

@@ -44,11 +44,8 @@ export type NewEvent<T extends EventType = EventType> = {
 /** Union of all events with `type` discriminating `data`, for exhaustive switches. */
 export type CairnEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
 
-/** JetStream stream and subjects: `cairn.evt.<tenant>.<streamType>.<eventType>`. */
+/** The JetStream stream the relay publishes the log on, under subjects `cairn.evt.>`. */
 export const eventStreamName = "CAIRN_EVENTS";
 export const eventSubjectPrefix = "cairn.evt";
-
-/** Tenants are restricted to subject-safe tokens (see TenantIdSchema), so no escaping here. */
-export function eventSubject(tenant: string, streamType: StreamType, type: EventType): string {
-  return `${eventSubjectPrefix}.${tenant}.${streamType}.${type.replaceAll(".", "_")}`;
-}
+/** The subject the relay publishes on: one message per commit (see RelayedEventsSchema). */
+export const relaySubject = `${eventSubjectPrefix}.log`;

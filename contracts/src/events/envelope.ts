@@ -40,6 +40,18 @@ export type StoredEvent<T extends string = string, D = unknown> = Omit<
   "type" | "data"
 > & { type: T; data: D };
 
+/**
+ * A message of the event stream: the events one transaction committed, in log order (a large
+ * commit is cut into several messages), and for each event the W3C context of the relay's
+ * publish span, to which a projection links the work it does for it. JetStream only rings the
+ * doorbell; projections read what to apply from the log.
+ */
+export const RelayedEventsSchema = z.object({
+  events: z.array(StoredEventSchema).min(1),
+  publishContexts: z.array(z.record(z.string(), z.string())),
+});
+export type RelayedEvents = { events: StoredEvent[]; publishContexts: Record<string, string>[] };
+
 /** Stream ids are `<streamType>-<id>` so the type is visible in the log. */
 export function streamIdFor(streamType: StreamType, id: string): string {
   return `${streamType}-${id}`;

@@ -57,6 +57,11 @@ export const RankingWeightsSchema = z.object({
   depth: z.number().min(1),
   /** Bound of the time-decay factor: age costs at most this factor (1 = no decay). Added later, so optional. */
   decay: z.number().min(1).optional(),
+  /**
+   * Bound of the factor for how well a memory fits what a question asks beyond its words (who
+   * it names, the kind of answer, the time); 1 turns it off. Added later, so optional.
+   */
+  intent: z.number().min(1).optional(),
 });
 export type RankingWeights = z.infer<typeof RankingWeightsSchema>;
 

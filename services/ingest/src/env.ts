@@ -1,3 +1,4 @@
+import { eventStreamReplicasSetting } from "@cairn/bus";
 import { baseEnvSchema } from "@cairn/service-runtime";
 import { z } from "zod";
 
@@ -9,6 +10,8 @@ export const ingestEnvSchema = baseEnvSchema.extend({
   CAIRN_TOKEN_SECRET: z.string().min(32, "CAIRN_TOKEN_SECRET needs at least 32 characters").optional(),
   /** `0` runs this copy without a relay (another copy, or a separate process, relays). */
   CAIRN_RELAY: z.enum(["0", "1"]).default("1"),
+  /** Servers that keep the event stream: the relay brings the stream to this many (3 in a NATS cluster). */
+  CAIRN_EVENT_STREAM_REPLICAS: eventStreamReplicasSetting,
   /** Apply pending migrations at start (development); deployments run `pnpm cairn migrate`. */
   CAIRN_MIGRATE_ON_START: z.enum(["0", "1"]).default("0"),
 });

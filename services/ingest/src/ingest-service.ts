@@ -36,7 +36,14 @@ const ingestService: ServiceDefinition<typeof ingestEnvSchema> = {
     const subscriptions = serveIngestCommands(nc, { store, tokenSecret, seals }, logger);
     const relay =
       env.CAIRN_RELAY === "1"
-        ? startRelay({ pool, databaseUrl: env.CAIRN_DATABASE_URL, databaseRole: role, nc, logger })
+        ? startRelay({
+            pool,
+            databaseUrl: env.CAIRN_DATABASE_URL,
+            databaseRole: role,
+            nc,
+            logger,
+            eventStreamReplicas: env.CAIRN_EVENT_STREAM_REPLICAS,
+          })
         : undefined;
     return {
       checks: {

@@ -22,6 +22,7 @@ import {
   projectionsPosition,
   type RankingContext,
   withLayout,
+  withTenantView,
 } from "./queries/ranking-context.ts";
 import { handleExpand } from "./queries/serve-expand.ts";
 import { handleKeysRead, handleKeysRecall, handleKeysRelated } from "./queries/serve-keys.ts";
@@ -128,14 +129,14 @@ export function createRankingService(
           nc,
           rankingRpcs.expand,
           readModels,
-          async (r) => handleExpand(await withLayout(ctx, r), r),
+          async (r) => handleExpand(await withTenantView(ctx, r), r),
           served,
         ),
         serveReportingOutages(
           nc,
           rankingRpcs.rerank,
           readModels,
-          async (r) => handleRerank(await withLayout(ctx, r), r),
+          async (r) => handleRerank(await withTenantView(ctx, r), r),
           served,
         ),
         serveReportingOutages(

@@ -9,10 +9,9 @@ import {
   type RpcDefinition,
   type RpcReplyData,
   streamTypeOf,
-  toRerankCandidate,
 } from "@cairn/contracts";
 import { createDatabasePool, migrateToLatest } from "@cairn/event-store";
-import { memoryDocument, memoryRecord } from "@cairn/memory-model/testing";
+import { memoryRecord } from "@cairn/memory-model/testing";
 import { createTestLog } from "@cairn/projection-runtime/testing";
 import { type ServiceHandle, startService } from "@cairn/service-runtime";
 import { infraTest } from "@cairn/testing";
@@ -146,18 +145,10 @@ export function recorded(spec: MemorySpec & { id: string }): CairnEvent & { stre
   return { type: "memory.recorded", streamId: `memory-${spec.id}`, data: memoryRecord(fieldsOf(spec)) };
 }
 
-/** A search candidate for a memory as ranking receives it (`toRerankCandidate` of search's). */
-export function candidateOf(
-  spec: MemorySpec & { id: string },
-  tenant: string,
-  rank: number,
-  at: string,
-): RerankCandidate {
-  return toRerankCandidate({
-    id: spec.id,
-    lexical: { rank, score: 10 - rank },
-    vector: null,
-    fused: 1 - rank / 100,
-    document: memoryDocument({ ...fieldsOf(spec), tenant, createdAt: at, updatedAt: at }),
-  });
+/**
+ * A search candidate for a memory as ranking receives it: search's scores only (ranking reads
+ * the memory itself from its own read model).
+ */
+export function candidateOf(spec: { id: string }, rank: number): RerankCandidate {
+  return { id: spec.id, lexical: { rank, score: 10 - rank }, vector: null, fused: 1 - rank / 100 };
 }

@@ -19,16 +19,10 @@ async function storeTwo(
   return [first, second, position];
 }
 
-async function rerank(
-  h: Harness,
-  specs: (MemorySpec & { id: string })[],
-  afterPosition: number,
-  at?: string,
-) {
-  const created = at ?? h.clock.now.toISOString();
+async function rerank(h: Harness, specs: (MemorySpec & { id: string })[], afterPosition: number) {
   return h.request(rankingRpcs.rerank, {
     query: "staging database monday",
-    candidates: specs.map((s, i) => candidateOf(s, h.tenant, i + 1, created)),
+    candidates: specs.map((s, i) => candidateOf(s, i + 1)),
     k: 10,
     explain: true,
     afterPosition,
@@ -98,7 +92,7 @@ describe("ranking.rerank", () => {
     h.clock.now = new Date(h.clock.now.getTime() + 90 * 86_400_000);
     const freshAt = h.clock.now.toISOString();
     const position = await h.publish(recorded(fresh));
-    const candidates = [candidateOf(old, h.tenant, 1, oldAt), candidateOf(fresh, h.tenant, 2, freshAt)];
+    const candidates = [candidateOf(old, 1), candidateOf(fresh, 2)];
     const ask = (afterPosition: number) =>
       h.request(rankingRpcs.rerank, {
         query: "how do deploys work",
@@ -139,9 +133,7 @@ describe("ranking.rerank", () => {
 
   test("skip patterns and the workflow lock answer nothing", async ({ ranking: h }) => {
     const [first, second, stored] = await storeTwo(h);
-    const candidates = [first, second].map((s, i) =>
-      candidateOf(s, h.tenant, i + 1, h.clock.now.toISOString()),
-    );
+    const candidates = [first, second].map((s, i) => candidateOf(s, i + 1));
     const trivial = await h.request(rankingRpcs.rerank, {
       query: "got it",
       candidates,

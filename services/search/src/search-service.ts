@@ -19,9 +19,10 @@ import { documentInventory } from "./queries/document-inventory.ts";
 import { exportPage } from "./queries/export-memories.ts";
 import { getMemory } from "./queries/get-memory.ts";
 import { memoryHistory } from "./queries/memory-history.ts";
+import { readDocuments } from "./queries/read-documents.ts";
 import type { ReadModels } from "./queries/read-models.ts";
 import { reprojectDocuments } from "./queries/reproject-documents.ts";
-import { searchCandidates } from "./queries/search-candidates.ts";
+import { candidateIds, searchCandidates } from "./queries/search-candidates.ts";
 import { searchStatus } from "./queries/search-status.ts";
 
 export type SearchServiceOptions = {
@@ -76,6 +77,20 @@ export function startSearch(options: SearchServiceOptions = {}) {
             isAsOfRequest(request)
               ? asOfCandidates(models, asOf, request)
               : searchCandidates(models, request),
+          options,
+        ),
+        serveReportingOutages(
+          nc,
+          searchRpcs.candidateIds,
+          readModels,
+          (request) => candidateIds(models, request),
+          options,
+        ),
+        serveReportingOutages(
+          nc,
+          searchRpcs.documents,
+          readModels,
+          (request) => readDocuments(models, request),
           options,
         ),
         serveReportingOutages(

@@ -1,7 +1,7 @@
 // What a user waits for: a full recall through the gateway over HTTP (REST search, MCP
 // memory_search and memory_context), one client at a time and then several at once, and the
 // resident memory of each service process.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { percentile, progress } from "./report.ts";
@@ -68,4 +68,43 @@ export function rssMb(pid: number | undefined): number | null {
   } catch {
     return null;
   }
+}
+
+/** Clock ticks per second of /proc's CPU times (Linux's USER_HZ, 100 on every mainstream kernel). */
+const ticksPerSecond = 100;
+
+/**
+ * A process's parent pid, CPU time (user + system, ms) and that of its children that have
+ * ended, from /proc/<pid>/stat (Linux).
+ */
+function stat(pid: number): { ppid: number; cpuMs: number; endedChildrenMs: number } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may hold spaces: the fields after it follow its closing ")".
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    const ppid = Number(fields[1]);
+    const cpuMs = ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+    const endedChildrenMs = ((Number(fields[13]) + Number(fields[14])) * 1000) / ticksPerSecond;
+    return Number.isFinite(cpuMs) ? { ppid, cpuMs, endedChildrenMs } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time (ms) a process and its children have used so far, ended ones included: Postgres
+ * serves each connection in a child process of the server.
+ */
+export function cpuMsOf(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  const own = stat(pid);
+  if (!own) return null;
+  let total = own.cpuMs + own.endedChildrenMs;
+  for (const entry of readdirSync("/proc")) {
+    const child = Number(entry);
+    if (!Number.isInteger(child) || child === pid) continue;
+    const s = stat(child);
+    if (s && s.ppid === pid) total += s.cpuMs;
+  }
+  return total;
 }

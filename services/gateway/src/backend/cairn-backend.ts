@@ -4,7 +4,9 @@ import { call } from "@cairn/bus";
 import {
   type AsOf,
   CairnError,
-  type Candidate,
+  type CandidateIdsReply,
+  type CandidateIdsRequest,
+  type CandidateScores,
   type CandidatesReply,
   type CandidatesRequest,
   type DoctorReport,
@@ -18,13 +20,13 @@ import {
   type ingestCommandSchemas,
   ingestRpcs,
   isCairnError,
+  type MemoryDocument,
   maintenanceRpcs,
   type PlanResult,
   type Principal,
   rankingRpcs,
   searchRpcs,
   type Tier,
-  toRerankCandidate,
   type WriteResult,
 } from "@cairn/contracts";
 import type { Logger } from "@cairn/telemetry";
@@ -55,6 +57,13 @@ export type CairnBackend = {
     input: Partial<CommandInput<N>>,
   ): Promise<WriteResult | PlanResult>;
   candidates(principal: Principal, request: Omit<CandidatesRequest, "principal">): Promise<CandidatesReply>;
+  /** The same query answered with ids and scores only (what a recall re-ranks). */
+  candidateIds(
+    principal: Principal,
+    request: Omit<CandidateIdsRequest, "principal">,
+  ): Promise<CandidateIdsReply>;
+  /** The current documents of these memories that the principal may see, by id. */
+  documents(principal: Principal, ids: readonly string[]): Promise<Map<string, MemoryDocument>>;
   get(principal: Principal, request: GetRequest): Promise<GetMemoryReply>;
   history(principal: Principal, id: string, afterPosition?: number): Promise<HistoryReply>;
   /** A page of export records of what the principal may see (`cairn.search.export`). */
@@ -65,7 +74,7 @@ export type CairnBackend = {
   rerank(
     principal: Principal,
     query: string,
-    candidates: Candidate[],
+    candidates: CandidateScores[],
     limit: number,
     expansions?: string[],
     explain?: boolean,
@@ -114,6 +123,19 @@ async function resendUntilAnswered<T>(attempt: (waitMs: number) => Promise<T>, t
       resending = true;
     }
   }
+}
+
+/** What ranking is sent of a candidate: its scores (a candidate read with its document keeps it here). */
+function scoresOf(candidate: CandidateScores): CandidateScores {
+  const { id, lexical, vector, fused, coverage, episode } = candidate;
+  return {
+    id,
+    lexical,
+    vector,
+    fused,
+    ...(coverage === undefined ? {} : { coverage }),
+    ...(episode === undefined ? {} : { episode }),
+  };
 }
 
 /** Ranking lands after the gateway; until it answers, reads fall back to search order. */
@@ -167,6 +189,14 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
       );
     },
     candidates,
+    candidateIds(principal, req) {
+      return call(nc, searchRpcs.candidateIds, { ...req, principal }, timeout);
+    },
+    async documents(principal, ids) {
+      if (ids.length === 0) return new Map();
+      const reply = await call(nc, searchRpcs.documents, { principal, ids: [...ids] }, timeout);
+      return new Map(reply.documents.map((d) => [d.id, d]));
+    },
     get(principal, req) {
       const payload: Record<string, unknown> = { principal };
       if (req.id !== undefined) payload.id = req.id;
@@ -206,7 +236,7 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
             principal,
             query,
             // Scores only: ranking reads the memories' terms from its own read model.
-            candidates: list.map(toRerankCandidate),
+            candidates: list.map(scoresOf),
             k: Math.min(200, limit),
             explain,
             expansions: expansions.slice(0, 50),
@@ -214,17 +244,31 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
           timeout,
         );
         const byId = new Map(list.map((c) => [c.id, c]));
-        const ranked = reply.results.flatMap(({ id, score, factors, signals }) => {
+        const ranked = reply.results.flatMap(({ id, score, factors, signals, intent }) => {
           const candidate = byId.get(id);
-          return candidate ? [{ candidate, score, factors: factors ?? null, signals: signals ?? null }] : [];
+          return candidate
+            ? [
+                {
+                  candidate,
+                  score,
+                  factors: factors ?? null,
+                  signals: signals ?? null,
+                  intent: intent ?? null,
+                },
+              ]
+            : [];
         });
         return { ranked, ranking: "ranked" };
       } catch (error) {
         if (!isNoResponder(error)) throw error;
         options.logger?.debug({ subject: rankingRpcs.rerank.subject }, "ranking unavailable; search order");
-        const ranked = list
-          .slice(0, limit)
-          .map((candidate) => ({ candidate, score: candidate.fused, factors: null, signals: null }));
+        const ranked = list.slice(0, limit).map((candidate) => ({
+          candidate,
+          score: candidate.fused,
+          factors: null,
+          signals: null,
+          intent: null,
+        }));
         return { ranked, ranking: "search_order" };
       }
     },

@@ -1,5 +1,6 @@
 // `memory_context`: the first call of a task: the most relevant memories within a token
-// budget, conflict hints, and the open proposals and handoffs.
+// budget, conflict hints, and the open proposals and handoffs. Candidates travel as ids and
+// scores; only the re-ranked ones' documents are read.
 import type { MemoryDocument } from "@cairn/contracts";
 import type { SkipReason } from "../backend/ranking-contract.ts";
 import type { Caller } from "./caller.ts";
@@ -35,7 +36,7 @@ export async function context(
   const budgetTokens = input.budgetTokens ?? 2000;
   const { after, expansion } = await expandQuery(deps, caller, input.task, options);
   const [reply, proposals, handoffs] = await Promise.all([
-    deps.backend.candidates(caller.principal, {
+    deps.backend.candidateIds(caller.principal, {
       query: input.task,
       expansions: expansion.skip ? [] : expansion.terms,
       mode: "hybrid",
@@ -51,15 +52,25 @@ export async function context(
     countOpen(deps, caller, "proposal", { afterPosition: after }),
     countOpen(deps, caller, "handoff", { afterPosition: after }),
   ]);
-  const { ranked, ranking } = expansion.skip
+  const reranked = expansion.skip
     ? { ranked: [], ranking: "ranked" as const }
     : await deps.backend.rerank(caller.principal, input.task, reply.candidates, 20, expansion.terms);
+  const { ranking } = reranked;
+  const documents = await deps.backend.documents(
+    caller.principal,
+    reranked.ranked.map((r) => r.candidate.id),
+  );
+  // A memory deleted or hidden between the query and the read is left out.
+  const ranked = reranked.ranked.flatMap((r) => {
+    const document = documents.get(r.candidate.id);
+    return document ? [{ document, score: r.score }] : [];
+  });
   const packed = packWithinBudget(ranked, budgetTokens, (r) => ({
-    text: `${r.candidate.document.title}\n${r.candidate.document.content}`,
+    text: `${r.document.title}\n${r.document.content}`,
     overheadTokens: 40,
   }));
   const memories = packed.included.map(({ item, truncatedTo }) => ({
-    document: item.candidate.document,
+    document: item.document,
     score: item.score,
     truncatedTo,
   }));
@@ -72,12 +83,8 @@ export async function context(
   );
   return {
     memories,
-    more: packed.omitted.map((r) => ({
-      id: r.candidate.id,
-      slot: r.candidate.document.slot,
-      title: r.candidate.document.title,
-    })),
-    conflicts: findConflictHints(ranked.map((r) => r.candidate.document)),
+    more: packed.omitted.map((r) => ({ id: r.document.id, slot: r.document.slot, title: r.document.title })),
+    conflicts: findConflictHints(ranked.map((r) => r.document)),
     pending: { proposals, handoffs },
     budgetTokens,
     usedTokens: packed.usedTokens,

@@ -1,6 +1,7 @@
 // The explanation of one result, for people: its relevance parts (BM25, cosine, how much of
 // the query it holds, the vector weight), the episode neighbour it owes relevance to, the
-// terms the query was widened with, and each ranking factor with the signals behind it.
+// terms the query was widened with, each ranking factor with the signals behind it, and what
+// the question was understood to ask beyond its words.
 import type { CandidatesReply, SearchExplanation } from "@cairn/contracts";
 import type { RankedCandidate } from "../backend/ranking-contract.ts";
 
@@ -24,5 +25,6 @@ export function explainResult(
     synonyms: [...reply.synonymsApplied],
     factors: ranked.factors,
     signals: ranked.signals,
+    intent: ranked.intent,
   };
 }

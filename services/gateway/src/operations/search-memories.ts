@@ -1,8 +1,9 @@
-// `memory_search` / `GET /v1/memories?q=`: expansion and skip rules, candidates from search,
-// re-ranking, and the recall record.
+// `memory_search` / `GET /v1/memories?q=`: expansion and skip rules, candidates from search
+// (ids and scores), re-ranking, the documents of the final results, and the recall record (sent
+// after the answer is ready, never waited for).
 import type {
   AsOf,
-  Candidate,
+  CandidateScores,
   Kind,
   MemoryDocument,
   RetrievalMode,
@@ -36,8 +37,8 @@ export type SearchInput = {
 export type SearchHit = {
   document: MemoryDocument;
   score: number;
-  lexical: Candidate["lexical"];
-  vector: Candidate["vector"];
+  lexical: CandidateScores["lexical"];
+  vector: CandidateScores["vector"];
   explanation: SearchExplanation | null;
 };
 
@@ -58,7 +59,7 @@ export async function search(
   const { after, expansion } = await expandQuery(deps, caller, input.query, options);
   if (expansion.skip) return { results: [], ranking: "ranked", position: 0, skipped: expansion.skip };
   const limit = input.limit ?? 10;
-  const reply = await deps.backend.candidates(caller.principal, {
+  const request = {
     query: input.query,
     expansions: expansion.terms,
     mode: input.mode ?? "hybrid",
@@ -73,8 +74,13 @@ export async function search(
       includeExpired: input.includeExpired ?? false,
     },
     ...(after === undefined ? {} : { afterPosition: after }),
-    ...(input.asOf === undefined ? {} : { asOf: input.asOf }),
-  });
+  };
+  // As of a past point the documents are folded from the log with the candidates; otherwise
+  // only the final results' are read.
+  const asOf = input.asOf;
+  const past =
+    asOf === undefined ? undefined : await deps.backend.candidates(caller.principal, { ...request, asOf });
+  const reply = past ?? (await deps.backend.candidateIds(caller.principal, request));
   const { ranked, ranking } = await deps.backend.rerank(
     caller.principal,
     input.query,
@@ -83,13 +89,27 @@ export async function search(
     expansion.terms,
     input.explain === true,
   );
-  const results = ranked.slice(0, limit).map((r) => ({
-    document: r.candidate.document,
-    score: r.score,
-    lexical: r.candidate.lexical,
-    vector: r.candidate.vector,
-    explanation: input.explain ? explainResult(r, reply, expansion.terms) : null,
-  }));
+  const top = ranked.slice(0, limit);
+  const documents = past
+    ? new Map(past.candidates.map((c) => [c.id, c.document]))
+    : await deps.backend.documents(
+        caller.principal,
+        top.map((r) => r.candidate.id),
+      );
+  // A memory deleted or hidden between the query and the read is left out.
+  const results = top.flatMap((r) => {
+    const document = documents.get(r.candidate.id);
+    if (!document) return [];
+    return [
+      {
+        document,
+        score: r.score,
+        lexical: r.candidate.lexical,
+        vector: r.candidate.vector,
+        explanation: input.explain ? explainResult(r, reply, expansion.terms) : null,
+      },
+    ];
+  });
   recordRecalls(
     deps,
     caller,

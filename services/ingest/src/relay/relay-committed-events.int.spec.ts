@@ -2,8 +2,14 @@
 // its own CAIRN_EVENTS stream and may kill its server).
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { connectBus, decodeEventMessage } from "@cairn/bus";
-import { type EventMeta, eventStreamName, type NewEvent, type StoredEvent } from "@cairn/contracts";
+import { connectBus, decodeRelayedEvents } from "@cairn/bus";
+import {
+  type EventMeta,
+  eventStreamName,
+  type NewEvent,
+  relaySubject,
+  type StoredEvent,
+} from "@cairn/contracts";
 import { createDatabasePool, createEventStore, type EventStore, migrateToLatest } from "@cairn/event-store";
 import { createLogger } from "@cairn/telemetry";
 import { infraTest, type NatsHandle, startNats, waitFor } from "@cairn/testing";
@@ -40,10 +46,11 @@ type Published = {
   subject: string;
   msgId: string | undefined;
   traceparent: string | undefined;
-  event: StoredEvent;
+  events: StoredEvent[];
+  publishContexts: Record<string, string>[];
 };
 
-async function publishedEvents(nc: NatsConnection): Promise<Published[]> {
+async function publishedMessages(nc: NatsConnection): Promise<Published[]> {
   const jsm = await jetstreamManager(nc);
   const { state } = await jsm.streams.info(eventStreamName);
   const out: Published[] = [];
@@ -51,19 +58,33 @@ async function publishedEvents(nc: NatsConnection): Promise<Published[]> {
   for (let seq = state.first_seq; seq <= state.last_seq; seq += 1) {
     const m = await jsm.streams.getMessage(eventStreamName, { seq });
     if (!m) continue;
+    const { events, publishContexts } = decodeRelayedEvents(m);
     out.push({
       seq,
       subject: m.subject,
       msgId: m.header.get("Nats-Msg-Id") || undefined,
       traceparent: m.header.get("traceparent") || undefined,
-      event: decodeEventMessage(m),
+      events,
+      publishContexts,
     });
   }
   return out;
 }
 
-/** Every appended event in JetStream exactly once, in log order. */
-async function expectExactlyOnceInOrder(nc: NatsConnection, store: EventStore, timeoutMs = 20_000) {
+async function publishedEvents(nc: NatsConnection): Promise<StoredEvent[]> {
+  return (await publishedMessages(nc)).flatMap((m) => m.events);
+}
+
+/**
+ * Every appended event in JetStream exactly once, in log order, a message per commit (none of
+ * these is larger than a message), named by its transaction and first position.
+ */
+async function expectExactlyOnceInOrder(
+  nc: NatsConnection,
+  pool: pg.Pool,
+  store: EventStore,
+  timeoutMs = 20_000,
+) {
   const log = await store.readAll({ after: 0, limit: 100_000 });
   const published = await waitFor(
     async () => {
@@ -73,8 +94,18 @@ async function expectExactlyOnceInOrder(nc: NatsConnection, store: EventStore, t
     },
     { timeoutMs, description: `JetStream to hold all ${log.length} events` },
   );
-  expect(published.map((p) => p.event.eventId)).toEqual(log.map((e) => e.eventId));
-  expect(published.map((p) => p.msgId)).toEqual(log.map((e) => e.eventId));
+  expect(published.map((e) => e.eventId)).toEqual(log.map((e) => e.eventId));
+  const { rows } = await pool.query<{ position: string; transaction_id: string }>(
+    "select position, transaction_id::text from cairn_events order by position",
+  );
+  const commits = new Map<string, number[]>();
+  for (const row of rows)
+    commits.set(row.transaction_id, [...(commits.get(row.transaction_id) ?? []), Number(row.position)]);
+  const messages = await publishedMessages(nc);
+  expect(messages.map((m) => m.events.map((e) => e.position))).toEqual([...commits.values()]);
+  expect(messages.map((m) => m.msgId)).toEqual(
+    [...commits].map(([tx, positions]) => `${tx}:${positions[0]}`),
+  );
   return published;
 }
 
@@ -149,16 +180,21 @@ describe("relay", () => {
       ],
       meta: meta("globex"),
     });
-    const published = await expectExactlyOnceInOrder(nc, store);
-    expect(published.map((p) => p.subject)).toEqual([
-      "cairn.evt.acme.memory.memory_verified",
-      "cairn.evt.acme.memory.memory_verified",
-      "cairn.evt.globex.activity.feedback_given",
+    const published = await expectExactlyOnceInOrder(nc, setup.pool, store);
+    const messages = await publishedMessages(nc);
+    // One message per commit: the two events of memory-a together, then the feedback.
+    expect(messages.map((m) => [m.subject, m.events.length])).toEqual([
+      [relaySubject, 2],
+      [relaySubject, 1],
     ]);
-    expect(published[0]?.event).toEqual((await store.readStream("memory-a"))[0]);
-    // The headers carry the relay's publish span, in the trace of the write (its trace id).
+    expect(published[0]).toEqual((await store.readStream("memory-a"))[0]);
+    // Headers and each event's publish context are in the trace of the write (its trace id).
     const traceId = (header: string | undefined) => header?.split("-")[1];
-    expect(published.every((p) => traceId(p.traceparent) === traceId(traceparent))).toBe(true);
+    expect(messages.every((m) => traceId(m.traceparent) === traceId(traceparent))).toBe(true);
+    for (const m of messages) {
+      expect(m.publishContexts).toHaveLength(m.events.length);
+      for (const c of m.publishContexts) expect(traceId(c.traceparent)).toBe(traceId(traceparent));
+    }
     await relay.waitFor(a.positions[1] as number);
     expect(relay.status()).toMatchObject({ active: true, published: 3, lastError: null });
   });
@@ -198,11 +234,11 @@ describe("relay", () => {
       });
       // The later event is committed, but the relay must not publish it ahead of the open one.
       await sleep(500);
-      expect((await publishedEvents(nc)).map((p) => p.event.position)).toEqual(first.positions);
+      expect((await publishedEvents(nc)).map((e) => e.position)).toEqual(first.positions);
       await slow.query("commit");
-      const published = await expectExactlyOnceInOrder(nc, store);
-      expect(published.map((p) => p.event.streamId)).toEqual(["memory-first", "memory-slow", "memory-later"]);
-      expect(published.at(-1)?.event.position).toBe(later.positions[0]);
+      const published = await expectExactlyOnceInOrder(nc, setup.pool, store);
+      expect(published.map((e) => e.streamId)).toEqual(["memory-first", "memory-slow", "memory-later"]);
+      expect(published.at(-1)?.position).toBe(later.positions[0]);
     } finally {
       await slow.end().catch(() => {});
     }
@@ -237,9 +273,10 @@ describe("relay", () => {
     await waitFor(() => relay.status().lastError !== null, { timeoutMs: 10_000 });
     await nats.restart();
     await writer;
-    await expectExactlyOnceInOrder(nc, store, 30_000);
-    const seqs = (await publishedEvents(nc)).map((p) => p.seq);
-    expect(seqs).toEqual(Array.from({ length: total }, (_, i) => (seqs[0] as number) + i));
+    await expectExactlyOnceInOrder(nc, setup.pool, store, 30_000);
+    // No message twice: the stream's sequence has no gap and no repeat.
+    const seqs = (await publishedMessages(nc)).map((m) => m.seq);
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => (seqs[0] as number) + i));
   });
 
   test("republishing from an earlier checkpoint adds nothing to the stream (duplicate window)", async ({
@@ -256,14 +293,14 @@ describe("relay", () => {
         meta: meta(),
       });
     }
-    await expectExactlyOnceInOrder(nc, store);
+    await expectExactlyOnceInOrder(nc, setup.pool, store);
     await relay.stop();
     // As after a crash between publishing and checkpointing: everything is sent again.
     const replay = setup.relay("relay:replay-from-zero");
     const last = await store.lastPosition();
     await replay.waitFor(last);
     expect(replay.status().published).toBe(20);
-    await expectExactlyOnceInOrder(nc, store);
+    await expectExactlyOnceInOrder(nc, setup.pool, store);
   });
 
   test("with two ingest copies one relay is active; when it stops the other takes over", async ({
@@ -285,11 +322,11 @@ describe("relay", () => {
         meta: meta(),
       });
     for (let i = 0; i < 10; i += 1) await append();
-    await expectExactlyOnceInOrder(nc, store);
+    await expectExactlyOnceInOrder(nc, setup.pool, store);
     await active.stop();
     await waitFor(() => standby.status().active, { timeoutMs: 10_000 });
     for (let i = 0; i < 10; i += 1) await append();
-    await expectExactlyOnceInOrder(nc, store);
+    await expectExactlyOnceInOrder(nc, setup.pool, store);
     expect(standby.status().published).toBe(10);
   });
 });

@@ -3,11 +3,11 @@
 // nats-server in test/foundation/bus-permissions.int.spec.ts.
 import {
   backendServiceNames,
-  eventSubject,
   healthSubject,
   ingestRpcs,
   maintenanceCommandRpcs,
   maintenanceRpcs,
+  relaySubject,
   servedSubjects,
 } from "@cairn/contracts";
 import { describe, expect, it } from "vitest";
@@ -71,7 +71,7 @@ describe("bus permissions", () => {
   });
 
   it("lets only ingest (the relay) publish events", () => {
-    const subject = eventSubject("acme", "memory", "memory.recorded");
+    const subject = relaySubject;
     expect(busIdentities.filter((i) => mayPublish(i, subject)).sort()).toEqual(["admin", "ingest"]);
     expect(busIdentities.filter((i) => maySubscribe(i, subject))).toEqual(["admin"]);
   });

@@ -1,7 +1,7 @@
 // One durable JetStream consumer per projection: the doorbell. It allows one unacknowledged
 // message at a time (`max_ack_pending: 1`), so copies of a service take turns and events are
 // applied in stream order; the projector reads from the log in batches when it is behind, so
-// that costs little.
+// that costs little. A message carries the events of one commit (see the relay).
 //
 // ack: applied, already applied, or set aside as a dead letter. nak(delay): the event is being
 // retried (the delay grows with its attempts), or a dependency is away (the delay grows with
@@ -10,11 +10,11 @@
 // whose store answers, and an outage is waited out for as long as it lasts.
 //
 // Each delivered event is handled in a CONSUMER span `project <projection> <type>` of its own
-// trace, linked to the relay's publish span (the message headers); the store's writes are its
-// children. Redeliveries, dead letters and lag are metrics.
+// trace, linked to the relay's publish span of that event (its context travels in the
+// message); the store's writes are its children. Redeliveries, dead letters and lag are metrics.
 import { setTimeout as sleep } from "node:timers/promises";
 import { type ConsumerLabels, countDeadLetter, countDelivery, watchProjectionConsumer } from "@cairn/bus";
-import { type StoredEvent, StoredEventSchema } from "@cairn/contracts";
+import { type RelayedEvents, RelayedEventsSchema, type StoredEvent } from "@cairn/contracts";
 import { getTracer, type Logger, SpanKind, startLinkedSpan, withLogFields } from "@cairn/telemetry";
 import {
   AckPolicy,
@@ -54,6 +54,19 @@ export type ProjectionConsumerOptions = {
 
 export type ProjectionConsumer = { stop(): Promise<void> };
 
+/** A delivered event the projector could not apply (yet): retried with the message. */
+class EventHandlingError extends Error {
+  override readonly name = "EventHandlingError";
+  readonly event: StoredEvent;
+  override readonly cause: unknown;
+
+  constructor(event: StoredEvent, cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.event = event;
+    this.cause = cause;
+  }
+}
+
 /** Creates the durable consumer, or brings an existing one to this configuration. */
 export async function ensureProjectionConsumer(
   options: Pick<ProjectionConsumerOptions, "jsm" | "stream" | "durable" | "filterSubject" | "ackWaitMs">,
@@ -85,7 +98,7 @@ export async function ensureProjectionConsumer(
   }
 }
 
-function decodeEnvelope(msg: JsMsg): StoredEvent | DeadLetter {
+function decodeEnvelope(msg: JsMsg): RelayedEvents | DeadLetter {
   const text = new TextDecoder().decode(msg.data);
   let raw: unknown;
   try {
@@ -99,22 +112,22 @@ function decodeEnvelope(msg: JsMsg): StoredEvent | DeadLetter {
       raw: text.slice(0, 10_000),
     };
   }
-  const parsed = StoredEventSchema.safeParse(raw);
+  const parsed = RelayedEventsSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return {
       event: null,
       reason: "bad_envelope",
-      error: `not a stored event: ${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`.trim(),
+      error: `not a message of stored events: ${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`.trim(),
       attempts: msg.info.deliveryCount,
       raw: text.slice(0, 10_000),
     };
   }
-  return parsed.data as StoredEvent;
+  return parsed.data as RelayedEvents;
 }
 
-function isDeadLetter(value: StoredEvent | DeadLetter): value is DeadLetter {
-  return "reason" in value && "attempts" in value && !("position" in value);
+function isDeadLetter(value: RelayedEvents | DeadLetter): value is DeadLetter {
+  return "reason" in value && "attempts" in value && !("events" in value);
 }
 
 export async function startProjectionConsumer(
@@ -147,7 +160,6 @@ export async function startProjectionConsumer(
       }
       return;
     }
-    const event = decoded;
     let lastBeat = Date.now();
     const heartbeat = () => {
       // Long catch-ups keep the message ours (ack_wait restarts).
@@ -156,33 +168,52 @@ export async function startProjectionConsumer(
         msg.working();
       }
     };
-    await withLogFields({ tenant: event.meta.tenant, agent: event.meta.actor }, () =>
+    try {
+      // The first event's handling applies what the log holds up to it and beyond; the
+      // others are then found applied. Each has its span, linked to its publish.
+      for (const [i, event] of decoded.events.entries()) {
+        await handleEvent(msg, event, decoded.publishContexts[i], heartbeat);
+      }
+      msg.ack();
+    } catch (failure) {
+      const { cause: error, event } = failure as EventHandlingError;
+      projector.reset();
+      const delay = isApplyRetryError(error)
+        ? error.retryInMs
+        : backoffMs(options.retry, msg.info.deliveryCount);
+      log.warn(
+        {
+          err: (error as Error).message,
+          position: event.position,
+          type: event.type,
+          deliveries: msg.info.deliveryCount,
+          retryInMs: delay,
+        },
+        "projection failed; will retry",
+      );
+      msg.nak(delay);
+    }
+  }
+
+  /** Handles one event of a message in its span; a failure is thrown with the event it was for. */
+  function handleEvent(
+    msg: JsMsg,
+    event: StoredEvent,
+    publishContext: Record<string, string> | undefined,
+    heartbeat: () => void,
+  ): Promise<void> {
+    return withLogFields({ tenant: event.meta.tenant, agent: event.meta.actor }, () =>
       startLinkedSpan(
         tracer,
         `project ${name} ${event.type}`,
-        msg.headers,
+        publishContext,
         async (span) => {
           try {
             const outcome = await projector.handle(event, heartbeat);
             span.setAttribute("cairn.projection.outcome", outcome.kind);
             if (outcome.kind === "not_in_log") countDeadLetter(labels);
-            msg.ack();
           } catch (error) {
-            projector.reset();
-            const delay = isApplyRetryError(error)
-              ? error.retryInMs
-              : backoffMs(options.retry, msg.info.deliveryCount);
-            log.warn(
-              {
-                err: (error as Error).message,
-                position: event.position,
-                type: event.type,
-                deliveries: msg.info.deliveryCount,
-                retryInMs: delay,
-              },
-              "projection failed; will retry",
-            );
-            msg.nak(delay);
+            throw new EventHandlingError(event, error);
           }
         },
         {

@@ -206,6 +206,8 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
         position: () => projector.position(),
         onAdvance: (listener) => projector.onAdvance(() => listener()),
         logPosition: () => options.log.lastCommittedPosition(),
+        // Only a projection this process applies moves its last known position.
+        ...(liveNames.has(name) ? { lastKnown: () => projector.lastKnownPosition() } : {}),
       };
     },
     waitFor(names, afterPosition, timeoutMs) {

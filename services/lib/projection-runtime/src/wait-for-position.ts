@@ -3,7 +3,10 @@
 // as soon as a projection of this process moves, and looks again every `pollMs` for progress
 // made by other copies of the service. A position the log has not reached was never answered
 // to a write (a write answers once it committed), so waiting for it is refused at once
-// (`validation_failed`, naming the log's end) instead of running into the timeout.
+// (`validation_failed`, naming the log's end) instead of running into the timeout. A read that
+// asks for no position does not wait and does not read the checkpoints either: it reports the
+// positions this process last saw its projections reach (read from the store only when it has
+// seen none), a lower bound of what the read reflects.
 import { CairnError } from "@cairn/contracts";
 
 export type PositionSource = {
@@ -13,6 +16,11 @@ export type PositionSource = {
   onAdvance?: (listener: () => void) => () => void;
   /** The log's last committed position (optional): a position past it is refused at once. */
   logPosition?: () => Promise<number>;
+  /**
+   * The position this process last saw the projection reach, when it applies the projection
+   * itself (optional; 0 when it has seen none yet).
+   */
+  lastKnown?: () => number;
 };
 
 /**
@@ -46,9 +54,13 @@ export async function waitForPosition(
     afterPosition === undefined
       ? []
       : sources.flatMap((s) => (s.onAdvance ? [s.onAdvance(() => wake?.())] : []));
+  const current = async (s: PositionSource) => {
+    const known = afterPosition === undefined ? (s.lastKnown?.() ?? 0) : 0;
+    return known > 0 ? known : s.position();
+  };
   try {
     for (let looked = 0; ; looked += 1) {
-      const positions = await Promise.all(sources.map(async (s) => [s.name, await s.position()] as const));
+      const positions = await Promise.all(sources.map(async (s) => [s.name, await current(s)] as const));
       const reached: Record<string, number> = Object.fromEntries(positions);
       const behind = positions.filter(([, p]) => afterPosition !== undefined && p < afterPosition);
       if (behind.length === 0) return reached;

@@ -23,6 +23,7 @@ export {
   initTracing,
   JsonLinesSpanExporter,
   linkFrom,
+  startBatchSpan,
   startLinkedSpan,
   startSpan,
 } from "./tracing.ts";

@@ -36,9 +36,9 @@ export function extractTraceContext(
   });
 }
 
-/** Trace context as a plain record, for event metadata stored in the log. */
-export function currentTraceContext(): Record<string, string> {
+/** Trace context (the active one by default) as a plain record, for event metadata and message bodies. */
+export function currentTraceContext(ctx: Context = context.active()): Record<string, string> {
   const out: Record<string, string> = {};
-  propagation.inject(context.active(), out);
+  propagation.inject(ctx, out);
   return out;
 }

@@ -8,7 +8,19 @@ export {
 } from "./errors.ts";
 export { freePort } from "./free-port.ts";
 export { infraTest } from "./infra-test.ts";
-export { defaultNatsServerPath, type NatsHandle, type StartNatsOptions, startNats } from "./nats.ts";
+export {
+  checkedNatsServerPath,
+  defaultNatsServerPath,
+  type NatsHandle,
+  type StartNatsOptions,
+  startNats,
+} from "./nats.ts";
+export {
+  type NatsClusterHandle,
+  type NatsClusterNode,
+  type StartNatsClusterOptions,
+  startNatsCluster,
+} from "./nats-cluster.ts";
 export {
   type DropDatabaseOptions,
   defaultPostgresBinDir,

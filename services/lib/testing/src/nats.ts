@@ -87,6 +87,13 @@ function assertNatsServerVersion(path: string): void {
   checkedServers.add(path);
 }
 
+/** The nats-server to run (`path`, else $CAIRN_NATS_SERVER, else .tools/), checked to be 2.10 or later. */
+export function checkedNatsServerPath(path?: string): string {
+  const natsServerPath = path ?? process.env.CAIRN_NATS_SERVER ?? defaultNatsServerPath;
+  assertNatsServerVersion(natsServerPath);
+  return natsServerPath;
+}
+
 /** JetStream as in infra/compose/nats/nats.conf: the store on disk, fsynced before every ack. */
 function natsConfig(storeDir: string, authorization: string | undefined): string {
   return [
@@ -101,8 +108,7 @@ function natsConfig(storeDir: string, authorization: string | undefined): string
 }
 
 export async function startNats(options: StartNatsOptions = {}): Promise<NatsHandle> {
-  const natsServerPath = options.natsServerPath ?? process.env.CAIRN_NATS_SERVER ?? defaultNatsServerPath;
-  assertNatsServerVersion(natsServerPath);
+  const natsServerPath = checkedNatsServerPath(options.natsServerPath);
   const startTimeoutMs = options.startTimeoutMs ?? 15_000;
   const host = "127.0.0.1";
   const temp = await makeTempDir("cairn-nats-");

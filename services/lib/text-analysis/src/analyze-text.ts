@@ -54,10 +54,22 @@ export function words(text: string): string[] {
   );
 }
 
+/**
+ * Stems already made. A language has few distinct words next to the words of a log (a rebuild
+ * analyses every memory again), so most lookups hit; bounded, it forgets all and starts over.
+ */
+const stems = new Map<string, string>();
+const maxStems = 100_000;
+
 /** The stem of one lowercased word; words of unspaced scripts and numbers stay as they are. */
 export function stem(word: string): string {
-  if (unspaced.test(word) || /^\p{N}+$/u.test(word)) return word;
-  return snowballStem(word);
+  let stemmed = stems.get(word);
+  if (stemmed === undefined) {
+    stemmed = unspaced.test(word) || /^\p{N}+$/u.test(word) ? word : snowballStem(word);
+    if (stems.size >= maxStems) stems.clear();
+    stems.set(word, stemmed);
+  }
+  return stemmed;
 }
 
 /** Whether a word carries a topic: not a function word, not a lone letter. */

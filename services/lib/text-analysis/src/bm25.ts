@@ -34,23 +34,68 @@ export function idf(term: string, stats: CollectionStatistics): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
+/**
+ * A query's BM25 and coverage, prepared once for scoring many documents: each document's
+ * terms are read once, counting only the query's (a query scores up to a thousand pooled
+ * documents of fifty terms each).
+ */
+export type Bm25Scorer = {
+  score(documentTerms: readonly string[]): number;
+  coverage(documentTerms: readonly string[]): number;
+};
+
+export function prepareBm25(query: readonly WeightedTerm[], stats: CollectionStatistics): Bm25Scorer {
+  const { k1, b } = bm25Parameters;
+  // Each distinct term is counted once, whichever query entries name it.
+  const slots = new Map<string, number>();
+  for (const { term } of query) if (!slots.has(term)) slots.set(term, slots.size);
+  const slotOf = query.map((q) => slots.get(q.term) as number);
+  const idfs = query.map((q) => idf(q.term, stats));
+  const tf = new Float64Array(slots.size);
+  const counts = new Float64Array(query.length);
+  const count = (documentTerms: readonly string[]) => {
+    tf.fill(0);
+    for (const t of documentTerms) {
+      const i = slots.get(t);
+      if (i !== undefined) tf[i] = (tf[i] as number) + 1;
+    }
+    slotOf.forEach((slot, i) => {
+      counts[i] = tf[slot] as number;
+    });
+  };
+  return {
+    score(documentTerms) {
+      if (documentTerms.length === 0) return 0;
+      count(documentTerms);
+      const lengthNorm = 1 - b + (b * documentTerms.length) / Math.max(stats.averageLength, 1);
+      let score = 0;
+      query.forEach(({ weight }, i) => {
+        const f = counts[i] as number;
+        if (!f) return;
+        score += (weight * (idfs[i] as number) * f * (k1 + 1)) / (f + k1 * lengthNorm);
+      });
+      return score;
+    },
+    coverage(documentTerms) {
+      count(documentTerms);
+      let total = 0;
+      let found = 0;
+      query.forEach(({ weight }, i) => {
+        const w = weight * (idfs[i] as number);
+        total += w;
+        if (counts[i]) found += w;
+      });
+      return total > 0 ? found / total : 0;
+    },
+  };
+}
+
 export function bm25Score(
   query: readonly WeightedTerm[],
   documentTerms: readonly string[],
   stats: CollectionStatistics,
 ): number {
-  if (documentTerms.length === 0) return 0;
-  const tf = new Map<string, number>();
-  for (const t of documentTerms) tf.set(t, (tf.get(t) ?? 0) + 1);
-  const { k1, b } = bm25Parameters;
-  const lengthNorm = 1 - b + (b * documentTerms.length) / Math.max(stats.averageLength, 1);
-  let score = 0;
-  for (const { term, weight } of query) {
-    const f = tf.get(term);
-    if (!f) continue;
-    score += (weight * idf(term, stats) * f * (k1 + 1)) / (f + k1 * lengthNorm);
-  }
-  return score;
+  return prepareBm25(query, stats).score(documentTerms);
 }
 
 /**
@@ -60,15 +105,8 @@ export function bm25Score(
  */
 export function queryCoverage(
   query: readonly WeightedTerm[],
-  documentTerms: ReadonlySet<string>,
+  documentTerms: Iterable<string>,
   stats: CollectionStatistics,
 ): number {
-  let total = 0;
-  let found = 0;
-  for (const { term, weight } of query) {
-    const w = weight * idf(term, stats);
-    total += w;
-    if (documentTerms.has(term)) found += w;
-  }
-  return total > 0 ? found / total : 0;
+  return prepareBm25(query, stats).coverage([...documentTerms]);
 }

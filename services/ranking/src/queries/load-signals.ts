@@ -1,9 +1,12 @@
-// Reads the signals of a set of memories from the signals read model, in few round trips.
-
+// Reads the signals of a set of memories from the signals read model, in few round trips (the
+// per-memory reads as one pipeline, traced as one span).
+import { getTracer, startBatchSpan } from "@cairn/telemetry";
 import { depthAt } from "../projections/signals/signal-math.ts";
 import { termHeat } from "../rerank/ranking-factors.ts";
 import type { CandidateSignals } from "../rerank/rerank-candidates.ts";
 import type { RequestContext } from "./ranking-context.ts";
+
+const tracer = getTracer("@cairn/ranking");
 
 export async function loadSignals(
   ctx: RequestContext,
@@ -20,7 +23,9 @@ export async function loadSignals(
   }
   const terms = [...new Set(memories.flatMap((m) => m.terms))];
   const [rows, attention, hot, maxAttention, maxHot] = await Promise.all([
-    pipeline.exec(),
+    startBatchSpan(tracer, "redis signals", () => pipeline.exec(), {
+      attributes: { "db.system": "redis", "cairn.redis.commands": pipeline.length },
+    }),
     terms.length > 0 ? ctx.redis.zmscore(paths.attention, ...terms) : Promise.resolve([]),
     terms.length > 0 ? ctx.redis.zmscore(paths.hot, ...terms) : Promise.resolve([]),
     ctx.redis.zrange(paths.attention, -1, -1, "WITHSCORES"),

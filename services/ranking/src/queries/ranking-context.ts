@@ -1,8 +1,9 @@
-import { CairnError } from "@cairn/contracts";
+import { CairnError, type TenantSettings } from "@cairn/contracts";
 import type { ProjectionRuntime } from "@cairn/projection-runtime";
 import type { Redis } from "ioredis";
 import type { RankingEnv } from "../env.ts";
 import type { DepthSettings } from "../projections/signals/signal-math.ts";
+import { parseTenantSettings } from "../projections/signals/signals-projection.ts";
 import { keysLayout, type ReadLayout, type rankingBases, signalsLayout } from "../store/redis-layout.ts";
 
 export type Clock = () => Date;
@@ -61,6 +62,20 @@ export function hubCount(ctx: RankingContext, liveMemories: number): number {
  */
 export type RequestContext = RankingContext & { layout: ReadLayout; position: number };
 
+/** What expansion and re-ranking read of a tenant first: its settings and live memory count. */
+export type TenantView = { settings: TenantSettings; live: number };
+
+/**
+ * KEYS: the active pointers of signals and keys. ARGV: the signals' base key, the tenant.
+ * Answers both generations and the tenant's settings and live count in the signals one.
+ */
+const tenantViewScript = `
+local s = redis.call('GET', KEYS[1]) or '0'
+local k = redis.call('GET', KEYS[2]) or '0'
+local t = ARGV[1] .. 'g' .. s .. ':' .. ARGV[2] .. ':'
+return {s, k, redis.call('GET', t .. 'settings'), redis.call('GET', t .. 'live')}
+`;
+
 /**
  * Waits for `afterPosition` first, then reads which generations serve: a read model rebuilt or
  * created while the query waited is the one it reads.
@@ -71,4 +86,29 @@ export async function withLayout(
 ): Promise<RequestContext> {
   const position = await waitForPosition(ctx, request.afterPosition);
   return { ...ctx, position, layout: await readLayout(ctx) };
+}
+
+/** `withLayout` and the tenant's view, read in the same round trip as the layout. */
+export async function withTenantView(
+  ctx: RankingContext,
+  request: { afterPosition?: number | undefined; principal: { tenant: string } },
+): Promise<RequestContext & { tenant: TenantView }> {
+  const position = await waitForPosition(ctx, request.afterPosition);
+  const [signals, keys, settings, live] = (await ctx.redis.eval(
+    tenantViewScript,
+    2,
+    `${ctx.bases.signals}active`,
+    `${ctx.bases.keys}active`,
+    ctx.bases.signals,
+    request.principal.tenant,
+  )) as (string | null)[];
+  return {
+    ...ctx,
+    position,
+    layout: {
+      signals: signalsLayout(`${ctx.bases.signals}g${signals ?? 0}:`),
+      keys: keysLayout(`${ctx.bases.keys}g${keys ?? 0}:`),
+    },
+    tenant: { settings: parseTenantSettings(settings ?? null), live: Number(live ?? 0) },
+  };
 }

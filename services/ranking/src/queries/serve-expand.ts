@@ -7,8 +7,7 @@ import {
   synonymExpansions,
 } from "../expansion/expand-query.ts";
 import { skipReason } from "../expansion/skip-rules.ts";
-import { readTenantSettings } from "../projections/signals/signals-projection.ts";
-import { hubCount, type RequestContext } from "./ranking-context.ts";
+import { hubCount, type RequestContext, type TenantView } from "./ranking-context.ts";
 
 export function cooccurrenceLookups(ctx: RequestContext, tenant: string): CooccurrenceLookups {
   const paths = ctx.layout.signals(tenant);
@@ -37,16 +36,14 @@ export function cooccurrenceLookups(ctx: RequestContext, tenant: string): Cooccu
 }
 
 export async function handleExpand(
-  ctx: RequestContext,
+  ctx: RequestContext & { tenant: TenantView },
   request: z.infer<typeof ExpandRequestSchema>,
 ): Promise<ExpandReply> {
   const { position } = ctx;
   const tenant = request.principal.tenant;
-  const paths = ctx.layout.signals(tenant);
-  const settings = await readTenantSettings(ctx.redis, paths.settings);
+  const { settings, live } = ctx.tenant;
   const skip = skipReason(request.query, settings, ctx.clock());
   if (skip) return { skip, expansions: [], terms: [], position };
-  const live = Number((await ctx.redis.get(paths.liveCount)) ?? 0);
   const expansions = [
     ...synonymExpansions(request.query, settings.synonyms),
     ...(await cooccurrenceExpansions(request.query, cooccurrenceLookups(ctx, tenant), {

@@ -3,10 +3,10 @@ import { getTracer, recallStageHistogram, startSpan } from "@cairn/telemetry";
 import type { z } from "zod";
 import { skipReason } from "../expansion/skip-rules.ts";
 import { readCards } from "../projections/memory-card/memory-card.ts";
-import { readTenantSettings } from "../projections/signals/signals-projection.ts";
+import { intentOfCandidates } from "../query-understanding/intent-of-candidates.ts";
 import { rerankCandidates } from "../rerank/rerank-candidates.ts";
 import { loadSignals } from "./load-signals.ts";
-import type { RequestContext } from "./ranking-context.ts";
+import type { RequestContext, TenantView } from "./ranking-context.ts";
 
 const tracer = getTracer("@cairn/ranking");
 // The recall stages share one histogram: search records lexical, vector and fusion, ranking
@@ -14,7 +14,10 @@ const tracer = getTracer("@cairn/ranking");
 const stageDuration = recallStageHistogram();
 
 /** `cairn.ranking.rerank`, in a `rerank` span with the candidate and result counts. */
-export function handleRerank(ctx: RequestContext, request: z.infer<typeof RerankRequestSchema>) {
+export function handleRerank(
+  ctx: RequestContext & { tenant: TenantView },
+  request: z.infer<typeof RerankRequestSchema>,
+) {
   const started = performance.now();
   return startSpan(
     tracer,
@@ -38,38 +41,39 @@ export function handleRerank(ctx: RequestContext, request: z.infer<typeof Rerank
 }
 
 async function rerank(
-  ctx: RequestContext,
+  ctx: RequestContext & { tenant: TenantView },
   request: z.infer<typeof RerankRequestSchema>,
 ): Promise<RerankReply> {
   const { position } = ctx;
   const tenant = request.principal.tenant;
-  const settings = await readTenantSettings(ctx.redis, ctx.layout.signals(tenant).settings);
+  const { settings } = ctx.tenant;
   const now = ctx.clock();
   // The same rule as `expand`, so a caller that skipped the expansion still gets nothing.
   const skip = skipReason(request.query, settings, now);
   if (skip) return { results: [], skip, position };
-  // The memories' terms come from ranking's own cards: nothing is analysed per query.
+  // The memories' terms, age and sentiment come from ranking's own cards: nothing is analysed
+  // per query and no document travels.
   const paths = ctx.layout.signals(tenant);
   const cards = await readCards(
     ctx.redis,
     paths.card,
     request.candidates.map((c) => c.id),
   );
-  const termsOf = (id: string) => cards.get(id)?.terms ?? [];
   const memories = request.candidates.map((c) => ({
     id: c.id,
     // Heat needs only the leading terms; this keeps one request small for 200 long candidates.
-    terms: termsOf(c.id).slice(0, 64),
+    terms: (cards.get(c.id)?.terms ?? []).slice(0, 64),
   }));
   const signals = await loadSignals(ctx, tenant, memories);
   const results = rerankCandidates({
     candidates: request.candidates,
-    termsOf,
+    memoryOf: (id) => cards.get(id),
     signals,
     weights: { ...defaultRankingWeights, ...settings.rankingWeights },
     now,
     k: request.k,
     explain: request.explain,
+    intentOf: intentOfCandidates(request.query, now, cards),
   });
   return { results, skip: null, position };
 }

@@ -1,7 +1,7 @@
 // The factors of a re-ranking score, each a pure function of a signal and its tenant
 // weight. A weight w ≥ 1 bounds its factor to [1/w, w] (or [1, w] for boosts), and w = 1
 // makes the factor exactly 1: the factor is off.
-import type { RankingWeights } from "@cairn/contracts";
+import { defaultRankingWeights, type RankingWeights } from "@cairn/contracts";
 
 const dayMs = 86_400_000;
 
@@ -51,6 +51,11 @@ export function ageInDays(from: string, now: Date): number {
 
 export function decayWeightOf(weights: RankingWeights & { decay?: number | undefined }): number {
   return weights.decay ?? defaultDecayWeight;
+}
+
+/** The intent weight of tenants that set their weights before it existed. */
+export function intentWeightOf(weights: RankingWeights): number {
+  return weights.intent ?? defaultRankingWeights.intent ?? 1;
 }
 
 /**

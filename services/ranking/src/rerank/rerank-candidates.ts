@@ -1,6 +1,7 @@
-// Re-ranking, pure: candidates and their signals in, the top k with a score that is the
-// product of named factors out.
+// Re-ranking, pure: candidates, what ranking's read model holds of each memory and their
+// signals in, the top k with a score that is the product of named factors out.
 import {
+  type IntentMatch,
   type MemorySignals,
   noMemorySignals,
   type RankedResult,
@@ -15,53 +16,67 @@ import {
   decayFactor,
   decayWeightOf,
   feedbackFactor,
+  intentWeightOf,
   sentimentFactor,
 } from "./ranking-factors.ts";
 import { relevanceOf } from "./relevance.ts";
 
 export type CandidateSignals = Omit<MemorySignals, "id">;
 
+/** What the factors read of a memory: its terms (heat, diversity), its age and its sentiment. */
+export type RankedMemory = { terms: readonly string[]; updatedAt: string; sentiment: number };
+
 export type RerankInput = {
   candidates: RerankCandidate[];
-  /** Each memory's terms, from ranking's read model (for heat and diversity). */
-  termsOf: (id: string) => readonly string[];
+  /**
+   * Each memory as ranking's read model holds it (its card); one the read model does not hold
+   * yet was just written: no terms, new, neutral.
+   */
+  memoryOf: (id: string) => RankedMemory | undefined;
   signals: Map<string, CandidateSignals>;
   weights: RankingWeights & { decay?: number | undefined };
   now: Date;
   k: number;
   explain: boolean;
+  /** How each candidate fits what the question asks beyond its words (query-understanding/); none: fits nothing. */
+  intentOf?: (id: string) => IntentMatch | undefined;
 };
 
 /**
  * Age counts from the memory's last change or its last deliberate read, whichever is later:
  * a memory that is used does not fade (being listed by a search does not count).
  */
-export function freshnessReference(candidate: RerankCandidate, signals: CandidateSignals): string {
-  const updated = candidate.updatedAt;
+export function freshnessReference(
+  memory: Pick<RankedMemory, "updatedAt">,
+  signals: CandidateSignals,
+): string {
+  const updated = memory.updatedAt;
   const recalled = signals.lastReadAt;
   return recalled && Date.parse(recalled) > Date.parse(updated) ? recalled : updated;
 }
 
 export function factorsOf(
-  candidate: RerankCandidate,
+  memory: Pick<RankedMemory, "updatedAt" | "sentiment">,
   relevance: number,
   signals: CandidateSignals,
   weights: RerankInput["weights"],
   now: Date,
+  intentFit = 0,
 ): Omit<RankingFactors, "diversity"> {
   return {
     relevance,
     decay: decayFactor(
-      ageInDays(freshnessReference(candidate, signals), now),
+      ageInDays(freshnessReference(memory, signals), now),
       weights.halfLifeDays,
       signals.depth,
       decayWeightOf(weights),
     ),
-    sentiment: sentimentFactor(candidate.sentiment, weights.sentiment),
+    sentiment: sentimentFactor(memory.sentiment, weights.sentiment),
     feedback: feedbackFactor(signals.useful, signals.notUseful, weights.feedback),
     hotTopic: boostFactor(signals.hotTopic, weights.hotTopic),
     attention: boostFactor(signals.attention, weights.attention),
     depth: boostFactor(signals.depth, weights.depth),
+    intent: boostFactor(intentFit, intentWeightOf(weights)),
   };
 }
 
@@ -73,22 +88,28 @@ export function product(factors: Omit<RankingFactors, "diversity">): number {
     factors.feedback *
     factors.hotTopic *
     factors.attention *
-    factors.depth
+    factors.depth *
+    factors.intent
   );
 }
 
 export function rerankCandidates(input: RerankInput): RankedResult[] {
-  const documentTerms = input.candidates.map((c) => input.termsOf(c.id));
+  const unknown: RankedMemory = { terms: [], updatedAt: input.now.toISOString(), sentiment: 0 };
+  const memories = input.candidates.map((c) => input.memoryOf(c.id) ?? unknown);
+  const documentTerms = memories.map((m) => m.terms);
   const parts = relevanceOf(input.candidates);
   const scored = input.candidates.map((candidate, i) => {
     const signals = input.signals.get(candidate.id) ?? noMemorySignals;
     const relevance = parts[i] ?? { relevance: 0, lexical: 0, vector: 0 };
-    const factors = factorsOf(candidate, relevance.relevance, signals, input.weights, input.now);
+    const memory = memories[i] ?? unknown;
+    const intent = input.intentOf?.(candidate.id);
+    const factors = factorsOf(memory, relevance.relevance, signals, input.weights, input.now, intent?.fit);
     return {
       candidate,
       signals,
       factors,
       relevance,
+      intent,
       score: product(factors),
       terms: new Set(documentTerms[i]),
     };
@@ -100,6 +121,7 @@ export function rerankCandidates(input: RerankInput): RankedResult[] {
       result.factors = { ...item.factors, diversity };
       result.signals = { id: item.candidate.id, ...item.signals };
       result.relevance = { lexical: item.relevance.lexical, vector: item.relevance.vector };
+      if (item.intent) result.intent = item.intent;
     }
     return result;
   });

@@ -1,5 +1,5 @@
 import type { Candidate, MemoryDocument } from "@cairn/contracts";
-import { defaultRankingWeights, noMemorySignals, toRerankCandidate } from "@cairn/contracts";
+import { defaultRankingWeights, noMemorySignals } from "@cairn/contracts";
 import { memoryDocument } from "@cairn/memory-model/testing";
 import { describe, expect, it } from "vitest";
 import { scoringTerms } from "../text/analyze-text.ts";
@@ -32,10 +32,19 @@ function candidate(
  * terms are its content's (as ranking's cards hold them).
  */
 function rerank(candidates: Candidate[], input: Partial<RerankInput> & Pick<RerankInput, "k" | "explain">) {
-  const terms = new Map(candidates.map((c) => [c.id, scoringTerms(c.document.title, c.document.content)]));
+  const memories = new Map(
+    candidates.map(({ document }) => [
+      document.id,
+      {
+        terms: scoringTerms(document.title, document.content),
+        updatedAt: document.updatedAt,
+        sentiment: document.sentiment,
+      },
+    ]),
+  );
   return rerankCandidates({
-    candidates: candidates.map(toRerankCandidate),
-    termsOf: (id) => terms.get(id) ?? [],
+    candidates: candidates.map(({ document: _document, ...scores }) => scores),
+    memoryOf: (id) => memories.get(id),
     signals: new Map(),
     weights: defaultRankingWeights,
     now,
@@ -62,6 +71,7 @@ describe("rerankCandidates", () => {
       hotTopic: 1,
       attention: 1,
       depth: 1,
+      intent: 1,
       diversity: 1,
     });
     expect(results[1]?.score).toBeCloseTo(2 / 3);
@@ -96,6 +106,35 @@ describe("rerankCandidates", () => {
       explain: true,
     });
     expect(results[0]?.id).toBe(uuid(1));
+  });
+
+  it("lets a memory that fits what the question asks pass a slightly more relevant one, within the intent weight", () => {
+    const candidates = inOrder(["alpha", 0.03], ["beta", 0.02]);
+    const fitting = {
+      asks: "time" as const,
+      times: [],
+      names: ["Caroline"],
+      answers: true,
+      inTime: null,
+      fit: 1,
+    };
+    const intentOf = (id: string) =>
+      id === uuid(2) ? fitting : { ...fitting, names: [], answers: false, fit: 0 };
+    const results = rerank(candidates, { k: 2, explain: true, intentOf });
+    expect(results.map((r) => r.id)).toEqual([uuid(2), uuid(1)]);
+    expect(results[0]?.factors?.intent).toBe(defaultRankingWeights.intent);
+    expect(results[0]?.intent).toEqual(fitting);
+    expect(results[1]?.factors?.intent).toBe(1);
+    // A weight of 1 turns it off; a much more relevant memory keeps its place.
+    const off = rerank(candidates, {
+      k: 2,
+      explain: false,
+      intentOf,
+      weights: { ...defaultRankingWeights, intent: 1 },
+    });
+    expect(off.map((r) => r.id)).toEqual([uuid(1), uuid(2)]);
+    const far = rerank(inOrder(["alpha", 0.03], ["beta", 0.01]), { k: 2, explain: false, intentOf });
+    expect(far.map((r) => r.id)).toEqual([uuid(1), uuid(2)]);
   });
 
   it("does not let near-duplicates fill the list", () => {
@@ -133,7 +172,9 @@ describe("relevance", () => {
 
   it("takes every candidate as relevant when nothing was scored (a listing)", () => {
     const parts = relevanceOf(
-      [candidate(uuid(1), "a", 0), candidate(uuid(2), "b", 0)].map(toRerankCandidate),
+      [candidate(uuid(1), "a", 0), candidate(uuid(2), "b", 0)].map(
+        ({ document: _document, ...scores }) => scores,
+      ),
     );
     expect(parts.map((p) => p.relevance)).toEqual([1, 1]);
   });

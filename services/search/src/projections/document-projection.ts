@@ -22,8 +22,8 @@ import {
 } from "@cairn/projection-runtime";
 import {
   type DocumentFold,
+  existingMemoryIdsOf,
   foldMemoryDocuments,
-  memoryIdsOf,
   searchHandles,
 } from "./fold-memory-documents.ts";
 
@@ -116,7 +116,7 @@ export function createDocumentProjection(options: DocumentProjectionOptions): Do
     loadDocuments: (g, ids) => store.loadDocuments(g, ids),
     snapshot: (g) => store.snapshot(g),
     async apply(batch) {
-      const current = await store.loadDocuments(batch.generation, memoryIdsOf(batch.events));
+      const current = await store.loadDocuments(batch.generation, existingMemoryIdsOf(batch.events));
       const fold = foldMemoryDocuments(batch.events, current);
       const outcome = await store.write(batch.generation, batch.writer, batch.expected, batch.next, fold);
       return { outcome, refused: outcome === "ok" ? fold.refused : [] };

@@ -29,14 +29,18 @@ export type DocumentFold = {
   refused: RefusedEvent[];
 };
 
-/** Ids of the memory documents a batch touches, so they can be loaded before folding. */
-export function memoryIdsOf(events: readonly DecodedEvent[]): string[] {
-  const ids = new Set<string>();
+/**
+ * Ids of the memories a batch changes that may already have a document: those whose first
+ * event in the batch is not the one that created them (a created stream has nothing to load;
+ * in a rebuild that is most of them).
+ */
+export function existingMemoryIdsOf(events: readonly DecodedEvent[]): string[] {
+  const first = new Map<string, number>();
   for (const e of events) {
     const id = e.streamType === "memory" ? memoryIdOfStream(e.streamId) : undefined;
-    if (id) ids.add(id);
+    if (id && !first.has(id)) first.set(id, e.version);
   }
-  return [...ids];
+  return [...first].filter(([, version]) => version !== 1).map(([id]) => id);
 }
 
 /**

@@ -20,7 +20,7 @@ import { memoryStreamId } from "@cairn/memory-model";
 import { waitForPosition } from "@cairn/projection-runtime";
 import { foldFromLog, type LogSources } from "./fold-from-log.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
-import { searchCandidates } from "./search-candidates.ts";
+import { rankCandidates } from "./search-candidates.ts";
 import { matchesFilters } from "./search-filters.ts";
 
 /** The log position an `asOf` stands for, never beyond what the log can show now. */
@@ -98,7 +98,7 @@ export async function asOfCandidates(
     request.afterPosition,
     request.waitTimeoutMs ?? models.defaultWaitMs,
   );
-  const today = await searchCandidates(models, {
+  const { documents: _listed, ...today } = await rankCandidates(models, {
     ...request,
     filters: { ...request.filters, status: [...statuses], includeExpired: true },
     candidateK: Math.min(500, request.candidateK * 3),

@@ -8,15 +8,15 @@
 // little for the hashed local one, more for a trained model, or what the tenant set. A
 // retriever that found nothing leaves the other alone, so fusion never costs what the other
 // retriever had. A candidate only one retriever found gets the other's score when it can be
-// computed here (its BM25 from its document's terms).
-import type { Candidate, MemoryDocument } from "@cairn/contracts";
+// computed here (its BM25 from its terms).
+import type { CandidateScores } from "@cairn/contracts";
 
-export type RankedHit = { id: string; score: number; document: MemoryDocument };
+export type RankedHit = { id: string; score: number };
 
 export type FusionOptions = {
   vectorWeight: number;
-  /** The lexical score of a document the lexical retriever did not return (0 when unknown). */
-  lexicalScoreOf?: (document: MemoryDocument) => number;
+  /** The lexical score of a memory the lexical retriever did not return (0 when unknown). */
+  lexicalScoreOf?: (id: string) => number;
 };
 
 export function fuseRelevance(
@@ -24,16 +24,13 @@ export function fuseRelevance(
   vector: readonly RankedHit[] | null,
   limit: number,
   options: FusionOptions,
-): Candidate[] {
-  const byId = new Map<string, Candidate>();
+): CandidateScores[] {
+  const byId = new Map<string, CandidateScores>();
   const take = (hit: RankedHit) => {
     let candidate = byId.get(hit.id);
     if (!candidate) {
-      candidate = { id: hit.id, document: hit.document, lexical: null, vector: null, fused: 0 };
+      candidate = { id: hit.id, lexical: null, vector: null, fused: 0 };
       byId.set(hit.id, candidate);
-    } else if (hit.document.version > candidate.document.version) {
-      // The two read models can be a moment apart; show the newer document.
-      candidate.document = hit.document;
     }
     return candidate;
   };
@@ -44,8 +41,8 @@ export function fuseRelevance(
     take(hit).vector = { rank: i + 1, score: hit.score };
   });
   const candidates = [...byId.values()];
-  const lexicalScore = (c: Candidate) =>
-    c.lexical?.score ?? (lexical && options.lexicalScoreOf ? options.lexicalScoreOf(c.document) : 0);
+  const lexicalScore = (c: CandidateScores) =>
+    c.lexical?.score ?? (lexical && options.lexicalScoreOf ? options.lexicalScoreOf(c.id) : 0);
   const lexicalScores = candidates.map(lexicalScore);
   const vectorScores = candidates.map((c) => Math.max(0, c.vector?.score ?? 0));
   const maxLexical = Math.max(0, ...lexicalScores);

@@ -1,25 +1,7 @@
-import { memoryRecord } from "@cairn/projection-runtime/testing";
 import { describe, expect, test } from "vitest";
 import { fuseRelevance, type RankedHit } from "./fuse-relevance.ts";
 
-const doc = (id: string, version = 1) =>
-  ({
-    ...memoryRecord({ id, agent: "a" }),
-    status: "active",
-    tenant: "t",
-    invalidAt: null,
-    verifiedAt: null,
-    supersededBy: null,
-    promotedTo: null,
-    version,
-    createdAt: "2026-01-01T00:00:00.000Z",
-    updatedAt: "2026-01-01T00:00:00.000Z",
-  }) as RankedHit["document"];
-const hit = (id: string, score: number, version = 1): RankedHit => ({
-  id,
-  score,
-  document: doc(id, version),
-});
+const hit = (id: string, score: number): RankedHit => ({ id, score });
 const ids = [
   "00000000-0000-4000-8000-00000000000a",
   "00000000-0000-4000-8000-00000000000b",
@@ -55,10 +37,9 @@ describe("fuseRelevance", () => {
     expect(fused.map((x) => x.fused)).toEqual([1, 0.5]);
   });
 
-  test("breaks ties by lexical rank, then vector rank, then id; keeps the newer document; cuts at the limit", () => {
-    const fused = fuseRelevance([hit(c, 1)], [hit(a, 1, 1), hit(c, 1, 3)], 2, { vectorWeight: 0.5 });
+  test("breaks ties by lexical rank, then vector rank, then id; cuts at the limit", () => {
+    const fused = fuseRelevance([hit(c, 1)], [hit(a, 1), hit(c, 1)], 2, { vectorWeight: 0.5 });
     expect(fused.map((x) => x.id)).toEqual([c, a]);
-    expect(fused[0]?.document.version).toBe(3);
     expect(fuseRelevance(null, null, 5, { vectorWeight: 0.5 })).toEqual([]);
   });
 });

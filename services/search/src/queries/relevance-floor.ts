@@ -4,14 +4,14 @@
 // words (a paraphrase, a misspelling), or when it is the episode neighbour of a kept memory.
 // When no candidate holds any of the query's words (a query of typos), the embedder's close
 // matches at half the closeness are what there is.
-import type { Candidate } from "@cairn/contracts";
+import type { CandidateScores } from "@cairn/contracts";
 
 export type FloorOptions = { floor: number; closeSimilarity: number };
 
-export function aboveFloor(
-  candidates: readonly Candidate[],
+export function aboveFloor<C extends CandidateScores>(
+  candidates: readonly C[],
   options: FloorOptions,
-): { kept: Candidate[]; dropped: number } {
+): { kept: C[]; dropped: number } {
   const scored = candidates.some((c) => c.coverage !== undefined);
   if (!scored) return { kept: [...candidates], dropped: 0 };
   const anyWord = candidates.some((c) => (c.coverage ?? 0) > 0);

@@ -1,11 +1,9 @@
-import type { Candidate } from "@cairn/contracts";
-import { memoryRecord } from "@cairn/projection-runtime/testing";
+import type { CandidateScores } from "@cairn/contracts";
 import { describe, expect, it } from "vitest";
 import { aboveFloor } from "./relevance-floor.ts";
 
-const candidate = (id: string, coverage: number | undefined, cosine: number | null): Candidate => ({
+const candidate = (id: string, coverage: number | undefined, cosine: number | null): CandidateScores => ({
   id,
-  document: memoryRecord({ id, agent: "a" }) as unknown as Candidate["document"],
   lexical: coverage ? { rank: 1, score: 1 } : null,
   vector: cosine === null ? null : { rank: 1, score: cosine },
   fused: 0,

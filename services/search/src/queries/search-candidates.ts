@@ -1,6 +1,8 @@
-// `cairn.search.candidates`: lexical (BM25), vector (KNN) or hybrid (score fusion) candidates,
-// filtered by what the principal may see, each with its per-retriever rank and score so
-// ranking can explain them.
+// `cairn.search.candidate_ids` and `cairn.search.candidates`: lexical (BM25), vector (KNN) or
+// hybrid (score fusion) candidates, filtered by what the principal may see, each with its
+// per-retriever rank and score so ranking can explain them. The ranking works on ids, scores
+// and episode places alone; `candidates` then reads the documents of the k it answers, from
+// the lexical read model, and `candidate_ids` answers without them.
 //
 // The lexical stage asks RediSearch for a pool of matches and scores them with exact BM25 on
 // the analysed terms and the tenant's statistics (RediSearch's own BM25 before Redis 8.4 does
@@ -11,6 +13,8 @@
 // `cairn_search_stage_duration_seconds{stage}`.
 import {
   type CairnError,
+  type Candidate,
+  type CandidateIdsReply,
   type CandidatesReply,
   defaultRetrievalSettings,
   listAllQuery,
@@ -21,22 +25,30 @@ import {
 } from "@cairn/contracts";
 import { waitForPosition } from "@cairn/projection-runtime";
 import { type Attributes, getTracer, recallStageHistogram, type Span, startSpan } from "@cairn/telemetry";
-import { bm25Score, queryCoverage } from "@cairn/text-analysis";
+import { prepareBm25 } from "@cairn/text-analysis";
+import type { EpisodePlace } from "../projections/lexical/lexical-index.ts";
+import type { TenantView } from "../projections/lexical/lexical-store.ts";
 import { fuseRelevance, type RankedHit } from "./fuse-relevance.ts";
 import { lexicalText } from "./lexical-query.ts";
+import { loadDocuments } from "./load-documents.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
 import { aboveFloor } from "./relevance-floor.ts";
 import { lexicalFilterClauses, vectorFilter } from "./search-filters.ts";
 import { type SpreadOptions, spreadEpisodes } from "./spread-episodes.ts";
 import { onActiveGeneration, readModelError } from "./store-errors.ts";
 
+/** A retriever's hit: id, score, and the memory's place in its episode (for spreading). */
+type Hit = RankedHit & { place: EpisodePlace | null };
+
 type LexicalOutcome = {
-  hits: RankedHit[];
+  hits: Hit[];
   synonymsApplied: string[];
-  /** BM25 of a document the lexical stage did not return (hybrid: what only vectors found). */
-  scoreOf: (document: MemoryDocument) => number;
-  /** How much of the query a document holds (undefined: no text was scored). */
-  coverageOf: (document: MemoryDocument) => number | undefined;
+  /** BM25 of a memory the lexical stage did not return (hybrid: what only vectors found). */
+  scoreOf: (id: string) => number;
+  /** How much of the query a memory holds (undefined: no text was scored). */
+  coverageOf: (id: string) => number | undefined;
+  /** A listing's documents, read with it (no text to score). */
+  documents?: Map<string, MemoryDocument>;
 };
 
 const noScore = () => 0;
@@ -71,7 +83,7 @@ type Relevance = { vectorWeight: number; floor: number; closeSimilarity: number 
  */
 function fuse(
   lexical: LexicalOutcome | null,
-  vector: RankedHit[] | null,
+  vector: Hit[] | null,
   k: number,
   relevance: Relevance,
   episodes?: SpreadOptions,
@@ -84,15 +96,22 @@ function fuse(
         lexicalScoreOf: lexical?.scoreOf ?? noScore,
       });
       for (const c of fused) {
-        const coverage = lexical?.coverageOf(c.document);
+        const coverage = lexical?.coverageOf(c.id);
         if (coverage !== undefined) c.coverage = coverage;
       }
+      const places = new Map<string, EpisodePlace | null>();
+      for (const hit of [...(vector ?? []), ...(lexical?.hits ?? [])]) places.set(hit.id, hit.place);
       const { kept, dropped } = aboveFloor(fused, relevance);
-      const spread = episodes ? await spreadEpisodes(kept, episodes) : kept;
+      const spread = episodes ? await spreadEpisodes(kept, (id) => places.get(id) ?? null, episodes) : kept;
       const candidates = spread.slice(0, k);
       span.setAttribute("cairn.candidates.count", candidates.length);
       span.setAttribute("cairn.candidates.below_floor", dropped);
-      return { candidates, belowFloor: dropped, vectorWeight: relevance.vectorWeight };
+      return {
+        candidates,
+        belowFloor: dropped,
+        vectorWeight: relevance.vectorWeight,
+        ...(lexical?.documents ? { documents: lexical.documents } : {}),
+      };
     },
     {
       "cairn.candidates.lexical": lexical?.hits.length ?? 0,
@@ -102,10 +121,34 @@ function fuse(
   );
 }
 
+/**
+ * The tenant's view of the lexical read model (serving generation, synonyms, retrieval
+ * settings), read once per request and again only when a rebuild dropped the generation read.
+ */
+type TenantViews = { current(): Promise<TenantView>; refresh(): Promise<TenantView> };
+
+function tenantViews(models: ReadModels, tenant: string): TenantViews {
+  const read = () => {
+    const view = models.lexical.tenantView(tenant);
+    // Read now, awaited by whichever stage needs it first; a failure is that stage's.
+    view.catch(() => undefined);
+    return view;
+  };
+  let latest = read();
+  return {
+    current: () => latest,
+    refresh: () => {
+      latest = read();
+      return latest;
+    },
+  };
+}
+
 async function lexicalOnce(
   models: ReadModels,
   request: ParsedCandidatesRequest,
   limit: number,
+  view: TenantView,
 ): Promise<LexicalOutcome> {
   const none = (synonymsApplied: string[] = []): LexicalOutcome => ({
     hits: [],
@@ -113,7 +156,7 @@ async function lexicalOnce(
     scoreOf: noScore,
     coverageOf: noCoverage,
   });
-  const g = await models.lexical.activeGeneration();
+  const g = view.generation;
   if (g === null) return none();
   if (isListing(request)) {
     // A listing: the filters alone, newest first (no text to score).
@@ -121,15 +164,15 @@ async function lexicalOnce(
     if (filters === null) return none();
     const documents = await models.lexical.listDocuments(g, filters.join(" "), limit);
     return {
-      hits: documents.map((document) => ({ id: document.id, score: 0, document })),
+      hits: documents.map((document) => ({ id: document.id, score: 0, place: null })),
       synonymsApplied: [],
       scoreOf: noScore,
       coverageOf: noCoverage,
+      documents: new Map(documents.map((d) => [d.id, d])),
     };
   }
   const tenant = request.principal.tenant;
-  const synonyms = await models.lexical.loadSynonyms(g, tenant);
-  const text = lexicalText(request.query, request.expansions, synonyms);
+  const text = lexicalText(request.query, request.expansions, view.synonyms);
   const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
   if (text.clause === null || filters === null) return none(text.synonymsApplied);
   const [pool, stats] = await Promise.all([
@@ -140,31 +183,31 @@ async function lexicalOnce(
       text.weighted.map((w) => w.term),
     ),
   ]);
-  // A document outside the pool holds none of the query's terms, or too little to be among
-  // the pool's matches: its lexical score and coverage count as none (no analysis per query).
-  const pooled = new Map(pool.map((hit) => [hit.id, hit.terms]));
-  const scoreOf = (document: MemoryDocument) => {
-    const terms = pooled.get(document.id);
-    return terms ? bm25Score(text.weighted, terms, stats) : 0;
+  // A memory outside the pool holds none of the query's terms, or too little to be among the
+  // pool's matches: its lexical score and coverage count as none (no analysis per query).
+  const pooled = new Map(pool.map((hit) => [hit.id, hit]));
+  const bm25 = prepareBm25(text.weighted, stats);
+  const scores = new Map<string, number>();
+  const scoreOf = (id: string) => {
+    const hit = pooled.get(id);
+    if (!hit) return 0;
+    let score = scores.get(id);
+    if (score === undefined) {
+      score = bm25.score(hit.terms);
+      scores.set(id, score);
+    }
+    return score;
   };
-  const coverageOf = (document: MemoryDocument) => {
-    const terms = pooled.get(document.id);
-    return terms ? queryCoverage(text.weighted, new Set(terms), stats) : 0;
+  const coverageOf = (id: string) => {
+    const hit = pooled.get(id);
+    return hit ? bm25.coverage(hit.terms) : 0;
   };
-  const best = pool
-    .map((hit, order) => ({ id: hit.id, score: bm25Score(text.weighted, hit.terms, stats), order }))
+  const hits = pool
+    .map((hit, order) => ({ id: hit.id, score: scoreOf(hit.id), place: hit.place, order }))
     .filter((hit) => hit.score > 0)
     .sort((a, b) => b.score - a.score || a.order - b.order)
-    .slice(0, limit);
-  const documents = await models.lexical.loadDocuments(
-    g,
-    best.map((h) => h.id),
-  );
-  // A document gone between the match and the load (deleted from the index) is left out.
-  const hits = best.flatMap(({ id, score }) => {
-    const document = documents.get(id);
-    return document ? [{ id, score, document }] : [];
-  });
+    .slice(0, limit)
+    .map(({ id, score, place }) => ({ id, score, place }));
   return { hits, synonymsApplied: text.synonymsApplied, scoreOf, coverageOf };
 }
 
@@ -172,12 +215,15 @@ async function lexicalCandidates(
   models: ReadModels,
   request: ParsedCandidatesRequest,
   limit: number,
+  views: TenantViews,
 ): Promise<LexicalOutcome> {
   return stage(
     "lexical",
     async (span) => {
       try {
-        const outcome = await onActiveGeneration(() => lexicalOnce(models, request, limit));
+        const outcome = await onActiveGeneration(async (attempt) =>
+          lexicalOnce(models, request, limit, await (attempt === 0 ? views.current() : views.refresh())),
+        );
         span.setAttribute("cairn.candidates.count", outcome.hits.length);
         return outcome;
       } catch (error) {
@@ -188,15 +234,30 @@ async function lexicalCandidates(
   );
 }
 
-async function vectorOnce(models: ReadModels, request: ParsedCandidatesRequest, limit: number) {
-  const generation = await models.vector.servingGeneration();
+/**
+ * How long a query that asks for no position may use the vector generation it read before (a
+ * switched-away generation is dropped only after the rebuild's drop delay, 2 s by default).
+ */
+const servingGenerationMaxAgeMs = 500;
+
+async function vectorOnce(
+  models: ReadModels,
+  request: ParsedCandidatesRequest,
+  limit: number,
+  attempt: number,
+) {
+  const fresh = attempt > 0 || request.afterPosition !== undefined;
   const started = performance.now();
-  const [vector] = await models.queryEmbedder.embed([request.query]);
-  stageDuration.record((performance.now() - started) / 1000, { stage: "embed" });
+  const [generation, [vector]] = await Promise.all([
+    models.vector.servingGeneration({ maxAgeMs: fresh ? 0 : servingGenerationMaxAgeMs }),
+    models.queryEmbedder.embed([request.query]).finally(() => {
+      stageDuration.record((performance.now() - started) / 1000, { stage: "embed" });
+    }),
+  ]);
   const hits = await models.vectorRows.search(
     generation,
     vector as number[],
-    vectorFilter(request.principal, request.filters, models.now()),
+    vectorFilter(request.principal, request.filters, models.now(), generation.layout === "audience"),
     limit,
   );
   return { hits, model: generation.model };
@@ -207,7 +268,7 @@ async function vectorCandidates(models: ReadModels, request: ParsedCandidatesReq
     "vector",
     async (span) => {
       try {
-        const outcome = await onActiveGeneration(() => vectorOnce(models, request, limit));
+        const outcome = await onActiveGeneration((attempt) => vectorOnce(models, request, limit, attempt));
         span.setAttribute("cairn.candidates.count", outcome.hits.length);
         span.setAttribute("cairn.embedding.model", outcome.model);
         return outcome;
@@ -224,6 +285,7 @@ async function episodeSpread(
   models: ReadModels,
   request: ParsedCandidatesRequest,
   retrieval: RetrievalSettings,
+  views: TenantViews,
 ): Promise<SpreadOptions | undefined> {
   if (!request.episodes || retrieval.episodeSpread <= 0 || isListing(request)) return undefined;
   const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
@@ -231,9 +293,9 @@ async function episodeSpread(
   return {
     spread: retrieval.episodeSpread,
     sources: Math.min(request.candidateK, maxEpisodeSources),
-    neighbours: async (documents) => {
-      const g = await models.lexical.activeGeneration();
-      return g === null ? new Map() : models.lexical.episodeNeighbours(g, documents, filters);
+    neighbours: async (memories) => {
+      const g = (await views.current()).generation;
+      return g === null ? new Map() : models.lexical.episodeNeighbourIds(g, memories, filters);
     },
   };
 }
@@ -242,10 +304,9 @@ async function episodeSpread(
 const maxEpisodeSources = 30;
 
 /** The tenant's retrieval settings, kept by the lexical read model (defaults when it is away). */
-async function retrievalOf(models: ReadModels, tenant: string): Promise<RetrievalSettings> {
+async function retrievalOf(views: TenantViews): Promise<RetrievalSettings> {
   try {
-    const g = await models.lexical.activeGeneration();
-    return g === null ? defaultRetrievalSettings : await models.lexical.loadRetrieval(g, tenant);
+    return (await views.current()).retrieval;
   } catch {
     return defaultRetrievalSettings;
   }
@@ -255,10 +316,42 @@ function isListing(request: ParsedCandidatesRequest): boolean {
   return request.query.trim() === listAllQuery;
 }
 
+/** The candidates as ids and scores (and a listing's documents, read with it). */
+type Ranked = CandidateIdsReply & { documents?: Map<string, MemoryDocument> };
+
+/** `cairn.search.candidate_ids`: the candidates without their documents. */
+export async function candidateIds(
+  models: ReadModels,
+  request: ParsedCandidatesRequest,
+): Promise<CandidateIdsReply> {
+  const { documents: _listed, ...reply } = await rankCandidates(models, request);
+  return reply;
+}
+
+/**
+ * `cairn.search.candidates`: the candidates with their documents, read for the k answered (a
+ * memory deleted in between is left out).
+ */
 export async function searchCandidates(
   models: ReadModels,
-  asked: ParsedCandidatesRequest,
+  request: ParsedCandidatesRequest,
 ): Promise<CandidatesReply> {
+  const { documents: listed, ...reply } = await rankCandidates(models, request);
+  const documents =
+    listed ??
+    (await loadDocuments(
+      models,
+      reply.candidates.map((c) => c.id),
+      reply.unavailable,
+    ));
+  const candidates = reply.candidates.flatMap((c): Candidate[] => {
+    const document = documents.get(c.id);
+    return document ? [{ ...c, document }] : [];
+  });
+  return { ...reply, candidates };
+}
+
+export async function rankCandidates(models: ReadModels, asked: ParsedCandidatesRequest): Promise<Ranked> {
   // A listing comes from the lexical read model whatever the mode: vectors cannot list.
   const request: ParsedCandidatesRequest = isListing(asked) ? { ...asked, mode: "lexical" } : asked;
   const needs: RetrieverName[] = request.mode === "hybrid" ? ["lexical", "vector"] : [request.mode];
@@ -287,15 +380,16 @@ export async function searchCandidates(
   );
   const positions = Object.fromEntries(Object.entries(waited).filter(([n]) => !down.has(n as RetrieverName)));
   const k = request.candidateK;
-  const retrieval = await retrievalOf(models, request.principal.tenant);
+  const views = tenantViews(models, request.principal.tenant);
+  const retrieval = await retrievalOf(views);
   const relevance = (vectorWeight: number): Relevance => ({
     vectorWeight,
     floor: retrieval.relevanceFloor,
     closeSimilarity: models.queryEmbedder.closeSimilarity,
   });
-  const episodes = await episodeSpread(models, request, retrieval);
+  const episodes = await episodeSpread(models, request, retrieval, views);
   if (request.mode === "lexical") {
-    const lexical = await lexicalCandidates(models, request, k);
+    const lexical = await lexicalCandidates(models, request, k, views);
     return {
       ...(await fuse(lexical, null, k, relevance(0), episodes)),
       position: positions.lexical ?? 0,
@@ -320,7 +414,7 @@ export async function searchCandidates(
   const depth = Math.min(500, k * 2);
   const skipped = (name: RetrieverName) => Promise.reject(down.get(name));
   const [lexical, vector] = await Promise.allSettled([
-    down.has("lexical") ? skipped("lexical") : lexicalCandidates(models, request, depth),
+    down.has("lexical") ? skipped("lexical") : lexicalCandidates(models, request, depth, views),
     down.has("vector") ? skipped("vector") : vectorCandidates(models, request, depth),
   ]);
   if (lexical.status === "rejected" && vector.status === "rejected") throw lexical.reason as CairnError;
@@ -346,7 +440,7 @@ export async function searchCandidates(
       lexical.status === "fulfilled" ? episodes : undefined,
     )),
     position: Math.min(...used.map((n) => positions[n] ?? 0)),
-    positions,
+    positions: Object.fromEntries(used.map((n) => [n, positions[n] ?? 0])),
     embeddingModel: vector.status === "fulfilled" ? vector.value.model : null,
     synonymsApplied: lexical.status === "fulfilled" ? lexical.value.synonymsApplied : [],
     unavailable,

@@ -46,20 +46,25 @@ export function lexicalFilterClauses(
   return clauses.filter((c): c is string => c !== null);
 }
 
-/** Visibility and filters as a SQL condition over a vector table; parameters from `$2`. */
-export function vectorFilter(principal: Principal, filters: SearchFilters, now: number): VectorFilter {
+/**
+ * Visibility and filters as SQL conditions over a vector table, parameters from `$2`: `sql`
+ * for everything the principal may see, `own` and `global` for its two parts (see
+ * `sqlVisibility`; `audience` for a table partitioned by audience).
+ */
+export function vectorFilter(
+  principal: Principal,
+  filters: SearchFilters,
+  now: number,
+  audience = false,
+): VectorFilter {
   const params: unknown[] = [];
   const next = (value: unknown) => {
     params.push(value);
     return `$${params.length + 1}`;
   };
-  const visibility = sqlVisibility(principal, 2);
+  const visibility = sqlVisibility(principal, 2, audience);
   params.push(...visibility.params);
-  const conditions = [
-    visibility.sql,
-    `tier = ${next(filters.tier)}`,
-    `status = any(${next(defaultStatuses(filters))})`,
-  ];
+  const conditions = [`tier = ${next(filters.tier)}`, `status = any(${next(defaultStatuses(filters))})`];
   if (filters.kind) conditions.push(`kind = any(${next(filters.kind)})`);
   if (filters.tags && filters.tags.length > 0)
     conditions.push(`tags @> ${next(filters.tags.map(normalizeTag))}::text[]`);
@@ -73,7 +78,13 @@ export function vectorFilter(principal: Principal, filters: SearchFilters, now: 
   if (filters.updatedTo) conditions.push(`updated_at <= ${next(filters.updatedTo)}`);
   if (!filters.includeExpired)
     conditions.push(`(invalid_at is null or invalid_at > ${next(new Date(now).toISOString())})`);
-  return { sql: conditions.join(" and "), params };
+  const where = (visible: string) => [visible, ...conditions].join(" and ");
+  return {
+    sql: where(visibility.either),
+    own: where(visibility.own),
+    global: where(visibility.global),
+    params,
+  };
 }
 
 /** Visibility and filters over one document, at time `now` (for `includeExpired`). */

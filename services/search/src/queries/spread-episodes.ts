@@ -4,11 +4,13 @@
 // neighbours in that episode, the memory just before and just after it; a neighbour keeps
 // the largest share it is given, on top of its own relevance, and one that was not a
 // candidate joins with that share alone. What a principal may not see is never a neighbour.
-import type { Candidate, MemoryDocument } from "@cairn/contracts";
+import type { CandidateScores } from "@cairn/contracts";
+import type { EpisodePlace } from "../projections/lexical/lexical-index.ts";
 
+/** For each memory at a place, the ids of its neighbours there (visible, passing the filters). */
 export type EpisodeNeighbours = (
-  documents: readonly MemoryDocument[],
-) => Promise<Map<string, MemoryDocument[]>>;
+  memories: readonly { id: string; place: EpisodePlace }[],
+) => Promise<Map<string, string[]>>;
 
 export type SpreadOptions = {
   spread: number;
@@ -18,30 +20,36 @@ export type SpreadOptions = {
 };
 
 export async function spreadEpisodes(
-  candidates: readonly Candidate[],
+  candidates: readonly CandidateScores[],
+  placeOf: (id: string) => EpisodePlace | null,
   options: SpreadOptions,
-): Promise<Candidate[]> {
+): Promise<CandidateScores[]> {
   if (options.spread <= 0) return [...candidates];
-  const sources = candidates.filter((c) => c.document.episode && c.fused > 0).slice(0, options.sources);
+  const sources = candidates
+    .flatMap((c) => {
+      const place = c.fused > 0 ? placeOf(c.id) : null;
+      return place ? [{ candidate: c, place }] : [];
+    })
+    .slice(0, options.sources);
   if (sources.length === 0) return [...candidates];
-  const neighbours = await options.neighbours(sources.map((c) => c.document));
+  const neighbours = await options.neighbours(sources.map((s) => ({ id: s.candidate.id, place: s.place })));
   const byId = new Map(candidates.map((c) => [c.id, { ...c }]));
   const base = new Map(candidates.map((c) => [c.id, c.fused]));
-  const given = new Map<string, { from: string; boost: number; document: MemoryDocument }>();
-  for (const source of sources) {
-    for (const document of neighbours.get(source.id) ?? []) {
+  const given = new Map<string, { from: string; boost: number }>();
+  for (const { candidate: source } of sources) {
+    for (const id of neighbours.get(source.id) ?? []) {
       const boost = options.spread * source.fused;
-      const best = given.get(document.id);
-      if (!best || boost > best.boost) given.set(document.id, { from: source.id, boost, document });
+      const best = given.get(id);
+      if (!best || boost > best.boost) given.set(id, { from: source.id, boost });
     }
   }
-  for (const [id, { from, boost, document }] of given) {
+  for (const [id, { from, boost }] of given) {
     const existing = byId.get(id);
     if (existing) {
       existing.fused = (base.get(id) ?? 0) + boost;
       existing.episode = { from, boost };
     } else {
-      byId.set(id, { id, document, lexical: null, vector: null, fused: boost, episode: { from, boost } });
+      byId.set(id, { id, lexical: null, vector: null, fused: boost, episode: { from, boost } });
     }
   }
   return [...byId.values()].sort(

@@ -36,11 +36,11 @@ function isDroppedGeneration(error: unknown): boolean {
  * Runs a read against the active generation; if a rebuild dropped that generation while the
  * read was in flight, runs it once more (it then reads the new active generation).
  */
-export async function onActiveGeneration<T>(read: () => Promise<T>): Promise<T> {
+export async function onActiveGeneration<T>(read: (attempt: number) => Promise<T>): Promise<T> {
   try {
-    return await read();
+    return await read(0);
   } catch (error) {
     if (!isDroppedGeneration(error)) throw error;
-    return read();
+    return read(1);
   }
 }

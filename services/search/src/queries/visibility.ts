@@ -17,12 +17,31 @@ export function lexicalVisibility(principal: Principal): string {
   return `((${tenant} ((@scope:{team})|${agent}))|(@scope:{global}))`;
 }
 
-/** The SQL condition of what `principal` may see, with its parameters from `$<first>`. */
-export function sqlVisibility(principal: Principal, first: number): { sql: string; params: unknown[] } {
+/**
+ * The SQL condition of what `principal` may see, with its parameters from `$<first>`: `own`
+ * for the memories of its tenant, `global` for those everybody sees, and `either` for both.
+ * With `audience` (a partitioned vector table), each branch names its audience, so it reads
+ * one partition.
+ */
+export function sqlVisibility(
+  principal: Principal,
+  first: number,
+  audience = false,
+): { own: string; global: string; either: string; params: unknown[] } {
+  const tenant = `$${first}`;
+  const inTenant = audience ? `audience = ${tenant}` : `tenant = ${tenant} and scope <> 'global'`;
+  const global = audience ? "audience = ''" : "scope = 'global'";
   if (principal.primary)
-    return { sql: `(tenant = $${first} or scope = 'global')`, params: [principal.tenant] };
+    return {
+      own: `(${inTenant})`,
+      global: `(${global})`,
+      either: `(tenant = ${tenant} or scope = 'global')`,
+      params: [principal.tenant],
+    };
   return {
-    sql: `((tenant = $${first} and (scope = 'team' or agent = $${first + 1})) or scope = 'global')`,
+    own: `(${inTenant} and (scope = 'team' or agent = $${first + 1}))`,
+    global: `(${global})`,
+    either: `((tenant = ${tenant} and (scope = 'team' or agent = $${first + 1})) or scope = 'global')`,
     params: [principal.tenant, principal.agent],
   };
 }

@@ -7,9 +7,10 @@ import { ensureEventStream } from "@cairn/bus";
 import {
   type EventType,
   eventStreamName,
-  eventSubject,
   type MemoryDocument,
   type NewEvent,
+  type RelayedEvents,
+  relaySubject,
   type StoredEvent,
   type StreamType,
   streamIdFor,
@@ -130,14 +131,12 @@ export async function createTestLog(options: { pool: pg.Pool; nc: NatsConnection
       return event as StoredEvent;
     },
     async publish(events, publishOptions = {}) {
+      // One message per event, as the relay publishes a commit of one event.
       for (const event of events) {
-        await js.publish(
-          eventSubject(event.meta.tenant, event.streamType, event.type as EventType),
-          JSON.stringify(event),
-          {
-            msgID: publishOptions.msgId ? publishOptions.msgId(event) : event.eventId,
-          },
-        );
+        const body: RelayedEvents = { events: [event], publishContexts: [event.meta.traceContext] };
+        await js.publish(relaySubject, JSON.stringify(body), {
+          msgID: publishOptions.msgId ? publishOptions.msgId(event) : event.eventId,
+        });
       }
     },
     async publishRaw(subject, body) {

@@ -1,9 +1,11 @@
 // What the ranking read models keep of a memory: its document as the memory model folds it,
 // without the content, plus the scoring terms of its text (for BM25 statistics, attention and
-// hot topics). Both projections keep their own copy, so each can be rebuilt alone.
+// hot topics) and the cues a question is matched on (its speaker, the times it names). Both
+// projections keep their own copy, so each can be rebuilt alone.
 import type { DecodedEvent, MemoryDocument, Principal } from "@cairn/contracts";
 import { canSee, evolveStoredDocument, type MemoryEvent } from "@cairn/memory-model";
 import type { Redis } from "ioredis";
+import { type MemoryCues, memoryCues, memoryTime, noCues } from "../../query-understanding/memory-cues.ts";
 import { scoringTerms } from "../../text/analyze-text.ts";
 
 export type MemoryCard = MemoryDocument & {
@@ -11,6 +13,8 @@ export type MemoryCard = MemoryDocument & {
   terms: string[];
   /** Number of scoring terms (with repeats): the document length for BM25. */
   length: number;
+  /** Speaker and times of its text (absent on cards written before cues were kept). */
+  cues?: MemoryCues;
 };
 
 export const maxCardTerms = 256;
@@ -19,30 +23,34 @@ export function distinctTerms(terms: string[], max = maxCardTerms): string[] {
   return [...new Set(terms)].slice(0, max);
 }
 
-function termsOf(title: string, content: string): { terms: string[]; length: number } {
-  const terms = scoringTerms(title, content);
-  return { terms: distinctTerms(terms), length: terms.length };
+function textOf(document: MemoryDocument, content: string): Pick<MemoryCard, "terms" | "length" | "cues"> {
+  const terms = scoringTerms(document.title, content);
+  return {
+    terms: distinctTerms(terms),
+    length: terms.length,
+    cues: memoryCues(content, memoryTime(document)),
+  };
 }
 
 /**
  * The card after `event` (throws the memory model's fold error when the event cannot follow
- * it). Terms are made when the event brings text; a title-only change keeps the terms it had,
- * and a purge leaves none.
+ * it). Terms and cues are made when the event brings text (times resolved against the
+ * memory's time then); a title-only change keeps those it had, and a purge leaves none.
  */
 export function evolveMemoryCard(card: MemoryCard | undefined, event: MemoryEvent): MemoryCard {
   const stored = card ? withoutTerms(card) : null;
   const { document, content } = evolveStoredDocument(stored, event);
-  if (content === null) return { ...document, terms: card?.terms ?? [], length: card?.length ?? 0 };
-  if (document.purgedAt) return { ...document, terms: [], length: 0 };
-  return { ...document, ...termsOf(document.title, content) };
+  if (content === null)
+    return { ...document, terms: card?.terms ?? [], length: card?.length ?? 0, cues: card?.cues ?? noCues };
+  if (document.purgedAt) return { ...document, terms: [], length: 0, cues: noCues };
+  return { ...document, ...textOf(document, content) };
 }
 
 function withoutTerms(card: MemoryCard): MemoryDocument {
-  const { terms: _t, length: _l, ...document } = card;
+  const { terms: _t, length: _l, cues: _c, ...document } = card;
   return document;
 }
 
-/** The card a read model holds at `key`, if any. */
 /** Several cards in one round trip, by memory id (absent ones left out). */
 export async function readCards(
   redis: Redis,

@@ -59,6 +59,32 @@ describe("evolveMemoryCard", () => {
     card = evolveMemoryCard(card, s.next("memory.purged", { reason: null, runId: null }));
     expect(card).toMatchObject({ title: "", entities: [], terms: [], length: 0, keys: ["deploys"] });
   });
+
+  it("keeps the cues a question is matched on: the speaker, and the times named at the memory's time", () => {
+    const memoryId = "00000000-0000-4000-8000-000000000002";
+    const s = eventLine().stream(memoryId, { tenant: "t", actor: "a" });
+    const content = "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.";
+    let card = evolveMemoryCard(
+      undefined,
+      s.next(
+        "memory.recorded",
+        memoryRecord({ id: memoryId, agent: "bench", content, validFrom: "2023-05-08T13:56:00.000Z" }),
+        "2026-01-01T00:00:00.000Z",
+      ),
+    );
+    // "Yesterday" of the memory's own time, not of when it was written down.
+    expect(card.cues).toEqual({
+      speaker: "Caroline",
+      times: [{ start: Date.parse("2023-05-07T00:00:00Z"), end: Date.parse("2023-05-08T00:00:00Z") }],
+    });
+    card = evolveMemoryCard(card, s.next("memory.revised", { title: "Support group" }));
+    expect(card.cues?.speaker).toBe("Caroline");
+    card = evolveMemoryCard(card, s.next("memory.revised", { content: "The group is small and kind." }));
+    expect(card.cues).toEqual({ speaker: null, times: [] });
+    card = evolveMemoryCard(card, s.next("memory.deleted", { reason: null }));
+    card = evolveMemoryCard(card, s.next("memory.purged", { reason: null, runId: null }));
+    expect(card.cues).toEqual({ speaker: null, times: [] });
+  });
 });
 
 describe("signals rules", () => {

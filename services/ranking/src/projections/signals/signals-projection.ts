@@ -81,7 +81,11 @@ function pairs(labels: string[]): [string, string][] {
 }
 
 export async function readTenantSettings(redis: Redis, key: string): Promise<TenantSettings> {
-  const raw = await redis.get(key);
+  return parseTenantSettings(await redis.get(key));
+}
+
+/** Settings as the read model stores them (defaults when there are none or they do not parse). */
+export function parseTenantSettings(raw: string | null): TenantSettings {
   if (raw === null) return defaultTenantSettings;
   const parsed = TenantSettingsSchema.safeParse(JSON.parse(raw));
   return parsed.success ? parsed.data : defaultTenantSettings;
@@ -295,8 +299,9 @@ async function refoldTermSignals(
 
 export function signalsProjection(settings: SignalsProjectionSettings): Projection {
   return cardProjection("ranking.signals", settings, signalsLayout, {
-    // Terms of the shared text analysis; BM25 statistics are search's, not kept here.
-    version: "terms-v1",
+    // Terms of the shared text analysis (BM25 statistics are search's, not kept here), and the
+    // cues questions are matched on (speaker, times named).
+    version: "cues-v1",
     applyCard: applyCardChange,
     // Activity and settings do not depend on order: applied as they come.
     activity: {

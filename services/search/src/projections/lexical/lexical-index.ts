@@ -65,6 +65,21 @@ export function episodeOrder(doc: MemoryDocument): number {
   return doc.episode?.order ?? Date.parse(doc.createdAt);
 }
 
+/** The episode a memory was written in and its place there (what episode neighbours are found by). */
+export type EpisodePlace = { id: string; order: number };
+
+export function episodePlace(doc: MemoryDocument): EpisodePlace | null {
+  return doc.episode ? { id: doc.episode.id, order: episodeOrder(doc) } : null;
+}
+
+/** The place a hash's `episode` and `episode_order` fields hold (null without an episode). */
+export function placeOfFields(fields: ReadonlyMap<string, string>): EpisodePlace | null {
+  const tag = fields.get("episode");
+  const order = Number(fields.get("episode_order"));
+  if (!tag || !Number.isFinite(order)) return null;
+  return { id: Buffer.from(tag, "hex").toString("utf8"), order };
+}
+
 function millis(timestamp: string | null, fallback: number): string {
   return String(timestamp === null ? fallback : Date.parse(timestamp));
 }
@@ -74,9 +89,9 @@ function millis(timestamp: string | null, fallback: number): string {
  * value that does not parse leaves the whole document out of the index), and `json` holds the
  * full document for reads by id.
  */
-export function documentFields(doc: MemoryDocument): string[] {
+export function documentFields(doc: MemoryDocument, terms: readonly string[] = documentTerms(doc)): string[] {
   const fields: string[] = [
-    ...["terms", documentTerms(doc).join(" ")],
+    ...["terms", terms.join(" ")],
     ...["tags", tags(doc.tags)],
     ...["entity_tags", tags(doc.entities.map((e) => e.text))],
     ...["key_tags", tags(doc.keys)],

@@ -13,6 +13,9 @@ import type { RedisCommand } from "@cairn/projection-runtime";
 import type { Redis } from "ioredis";
 import { documentTerms } from "./lexical-index.ts";
 
+/** A document's terms (analysed once per batch by the caller; analysed here by default). */
+export type TermsOf = (doc: MemoryDocument) => readonly string[];
+
 export type TenantStatistics = {
   /** Live memories of the tenant. */
   documents: number;
@@ -25,16 +28,15 @@ export type DocumentChange = { document: MemoryDocument; previous: MemoryDocumen
 
 const termField = (term: string) => `t:${term}`;
 
-function contribution(doc: MemoryDocument | undefined): string[] {
-  return doc && isLive(doc) ? documentTerms(doc) : [];
-}
-
 /** The commands that bring the tenants' statistics from before these changes to after them. */
 export async function statisticsCommands(
   redis: Redis,
   statsKey: (tenant: string) => string,
   changes: readonly DocumentChange[],
+  termsOf: TermsOf = documentTerms,
 ): Promise<RedisCommand[]> {
+  const contribution = (doc: MemoryDocument | undefined): readonly string[] =>
+    doc && isLive(doc) ? termsOf(doc) : [];
   const perTenant = new Map<string, { delta: Map<string, number>; documents: number; length: number }>();
   for (const { document, previous } of changes) {
     if (!isLive(previous) && !isLive(document)) continue;

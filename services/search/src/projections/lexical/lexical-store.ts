@@ -16,14 +16,18 @@ import {
   type RedisCommand,
   type RedisGenerations,
 } from "@cairn/projection-runtime";
+import { getTracer, startBatchSpan } from "@cairn/telemetry";
 import { memoryTerms } from "@cairn/text-analysis";
 import type { Redis } from "ioredis";
 import {
   documentFields,
-  episodeOrder,
+  documentTerms,
+  type EpisodePlace,
+  episodePlace,
   identityTag,
   lexicalAnalysisVersion,
   lexicalSchema,
+  placeOfFields,
 } from "./lexical-index.ts";
 import { readStatistics, statisticsCommands, type TenantStatistics } from "./lexical-statistics.ts";
 import {
@@ -40,13 +44,18 @@ export type LexicalWrite =
   | { kind: "synonyms"; tenant: string; groups: string[][] }
   | { kind: "retrieval"; tenant: string; settings: RetrievalSettings };
 
-/** A match with RediSearch's score and its analysed terms (for exact BM25). */
-export type LexicalMatch = { id: string; score: number; terms: string[] };
+/** A match with RediSearch's score, its analysed terms (for exact BM25) and its place in its episode. */
+export type LexicalMatch = { id: string; score: number; terms: string[]; place: EpisodePlace | null };
+
+/** What a query of a tenant reads first: the serving generation and the tenant's settings in it. */
+export type TenantView = { generation: number | null; synonyms: string[][]; retrieval: RetrievalSettings };
 
 export type LexicalStore = {
   readonly module: RediSearchModule;
   readonly generations: RedisGenerations;
   activeGeneration(): Promise<number | null>;
+  /** The serving generation with the tenant's synonyms and retrieval settings, in one round trip. */
+  tenantView(tenant: string): Promise<TenantView>;
   checkpoint(generation: number): Promise<number>;
   loadDocuments(generation: number, ids: readonly string[]): Promise<Map<string, MemoryDocument>>;
   loadDocument(generation: number, id: string): Promise<MemoryDocument | null>;
@@ -75,6 +84,15 @@ export type LexicalStore = {
    */
   match(generation: number, text: string, filters: readonly string[], limit: number): Promise<LexicalMatch[]>;
   /**
+   * For each memory at a place in an episode, the ids of the memories just before and just
+   * after it there that pass the filters (one round trip for all).
+   */
+  episodeNeighbourIds(
+    generation: number,
+    memories: readonly { id: string; place: EpisodePlace }[],
+    filters: readonly string[],
+  ): Promise<Map<string, string[]>>;
+  /**
    * For each document with an episode, the memories just before and just after it there that
    * pass the filters (one round trip for all).
    */
@@ -93,30 +111,61 @@ export type LexicalStore = {
 
 export type LexicalStoreOptions = { redis: Redis; module: RediSearchModule; prefix: string };
 
+/**
+ * KEYS: the active generation's pointer. ARGV: the generations' base key, the tenant. Answers
+ * the generation and the tenant's synonyms and retrieval settings in it (nil when absent).
+ */
+const tenantViewScript = `
+local g = redis.call('GET', KEYS[1])
+if not g then return {false, false, false} end
+local prefix = ARGV[1] .. 'g' .. g .. ':'
+return {g, redis.call('HGET', prefix .. 'synonyms', ARGV[2]), redis.call('HGET', prefix .. 'retrieval', ARGV[2])}
+`;
+
+const tracer = getTracer("@cairn/search");
+
+/** Runs a pipeline of reads as one span (`redis <what>`), not one span per command. */
+function readInOneSpan(what: string, pipeline: ReturnType<Redis["pipeline"]>) {
+  return startBatchSpan(tracer, `redis ${what}`, () => pipeline.exec(), {
+    attributes: { "db.system": "redis", "cairn.redis.commands": pipeline.length },
+  });
+}
+
+function parseSynonyms(json: string | null): string[][] {
+  return json === null ? [] : (JSON.parse(json) as string[][]);
+}
+
+function parseRetrieval(json: string | null): RetrievalSettings {
+  if (json === null) return defaultRetrievalSettings;
+  const parsed = RetrievalSettingsSchema.safeParse(JSON.parse(json));
+  return parsed.success ? parsed.data : defaultRetrievalSettings;
+}
+
 function parseDocument(json: unknown): MemoryDocument | null {
   if (typeof json !== "string") return null;
   return MemoryDocumentSchema.parse(JSON.parse(json));
 }
 
-/** FT.SEARCH replies as a flat list: total, then per hit key, [score], [field, value, ...]. */
+type SearchHit = { key: string; score: number; fields: Map<string, string> };
+
+/**
+ * FT.SEARCH replies as a flat list: total, then per hit key, [score], [field, value, ...]
+ * (no field list with NOCONTENT).
+ */
 function parseSearchReply(
   reply: unknown[],
-  withScores: boolean,
-): { key: string; score: number; json: unknown; terms: string }[] {
-  const hits: { key: string; score: number; json: unknown; terms: string }[] = [];
-  const step = withScores ? 3 : 2;
+  options: { withScores?: boolean; noContent?: boolean } = {},
+): SearchHit[] {
+  const hits: SearchHit[] = [];
+  const step = 1 + (options.withScores ? 1 : 0) + (options.noContent ? 0 : 1);
   for (let i = 1; i + step - 1 < reply.length; i += step) {
     const key = String(reply[i]);
-    const score = withScores ? Number(reply[i + 1]) : 0;
-    const fields = reply[i + step - 1] as unknown[] | null;
-    let json: unknown = null;
-    let terms = "";
-    for (let f = 0; fields && f + 1 < fields.length; f += 2) {
-      const name = String(fields[f]);
-      if (name === "json") json = fields[f + 1];
-      else if (name === "terms") terms = String(fields[f + 1] ?? "");
-    }
-    hits.push({ key, score, json, terms });
+    const score = options.withScores ? Number(reply[i + 1]) : 0;
+    const list = options.noContent ? null : (reply[i + step - 1] as unknown[] | null);
+    const fields = new Map<string, string>();
+    for (let f = 0; list && f + 1 < list.length; f += 2)
+      fields.set(String(list[f]), String(list[f + 1] ?? ""));
+    hits.push({ key, score, fields });
   }
   return hits;
 }
@@ -178,10 +227,16 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     },
   });
 
+  /**
+   * The terms of documents this store read, as the index holds them (what they added to the
+   * statistics), so a change takes back exactly that without analysing the old text again.
+   */
+  const storedTerms = new WeakMap<MemoryDocument, readonly string[]>();
+
   /** A document as Redis commands: FT.ADD on 1.x; on 2.x a fresh hash the index follows. */
-  function documentCommands(g: number, doc: MemoryDocument): RedisCommand[] {
+  function documentCommands(g: number, doc: MemoryDocument, terms: readonly string[]): RedisCommand[] {
     const key = docKey(g, doc.id);
-    const fields = documentFields(doc);
+    const fields = documentFields(doc, terms);
     if (module.generation === 1)
       return [["FT.ADD", indexName(g), key, "1.0", "REPLACE", "FIELDS", ...fields]];
     return [
@@ -203,10 +258,18 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       "0",
       String(limit),
     )) as unknown[];
-    return parseSearchReply(reply, false).flatMap((hit) => {
-      const document = parseDocument(hit.json);
+    return parseSearchReply(reply).flatMap((hit) => {
+      const document = parseDocument(hit.fields.get("json"));
       return document ? [document] : [];
     });
+  }
+
+  /** The FT.SEARCH arguments of the memory just before or after a place in its episode. */
+  function neighbourQuery(g: number, place: EpisodePlace, filters: readonly string[], after: boolean) {
+    const episode = `@episode:{${identityTag(place.id)}}`;
+    const range = after ? `[(${place.order} +inf]` : `[-inf (${place.order}]`;
+    const query = [episode, `@episode_order:${range}`, ...filters].join(" ");
+    return [indexName(g), query, "SORTBY", "episode_order", after ? "ASC" : "DESC"];
   }
 
   return {
@@ -215,17 +278,34 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     indexName,
     docKey,
     activeGeneration: () => generations.active(),
+    async tenantView(tenant) {
+      const [g, synonyms, retrieval] = (await redis.eval(
+        tenantViewScript,
+        1,
+        `${base}active`,
+        base,
+        tenant,
+      )) as (string | null)[];
+      return {
+        generation: g === null || g === undefined ? null : Number(g),
+        synonyms: parseSynonyms(synonyms ?? null),
+        retrieval: parseRetrieval(retrieval ?? null),
+      };
+    },
     checkpoint: (g) => generations.checkpoint(g),
     async loadDocuments(g, ids) {
       const out = new Map<string, MemoryDocument>();
       if (ids.length === 0) return out;
       const pipeline = redis.pipeline();
-      for (const id of ids) pipeline.hget(docKey(g, id), "json");
-      const results = (await pipeline.exec()) ?? [];
-      results.forEach(([error, json], i) => {
+      for (const id of ids) pipeline.hmget(docKey(g, id), "json", "terms");
+      const results = (await readInOneSpan("documents", pipeline)) ?? [];
+      results.forEach(([error, values], i) => {
         if (error) throw error;
+        const [json, terms] = values as (string | null)[];
         const doc = parseDocument(json);
-        if (doc) out.set(ids[i] as string, doc);
+        if (!doc) return;
+        out.set(ids[i] as string, doc);
+        if (typeof terms === "string") storedTerms.set(doc, terms === "" ? [] : terms.split(" "));
       });
       return out;
     },
@@ -233,24 +313,30 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       return parseDocument(await redis.hget(docKey(g, id), "json"));
     },
     async loadSynonyms(g, tenant) {
-      const json = await redis.hget(synonymsKey(g), tenant);
-      return json === null ? [] : (JSON.parse(json) as string[][]);
+      return parseSynonyms(await redis.hget(synonymsKey(g), tenant));
     },
     async loadRetrieval(g, tenant) {
-      const json = await redis.hget(retrievalKey(g), tenant);
-      if (json === null) return defaultRetrievalSettings;
-      const parsed = RetrievalSettingsSchema.safeParse(JSON.parse(json));
-      return parsed.success ? parsed.data : defaultRetrievalSettings;
+      return parseRetrieval(await redis.hget(retrievalKey(g), tenant));
     },
     statistics: (g, tenant, terms) => readStatistics(redis, statsKey(g)(tenant), terms),
     async commit(g, writer, expected, next, writes) {
+      // Each document is analysed once: for its index entry and for the statistics.
+      const analysed = new Map<MemoryDocument, readonly string[]>();
+      const termsOf = (doc: MemoryDocument): readonly string[] => {
+        let terms = analysed.get(doc) ?? storedTerms.get(doc);
+        if (terms === undefined) {
+          terms = documentTerms(doc);
+          analysed.set(doc, terms);
+        }
+        return terms;
+      };
       const commands = writes.flatMap((w): RedisCommand[] => {
-        if (w.kind === "document") return documentCommands(g, w.document);
+        if (w.kind === "document") return documentCommands(g, w.document, termsOf(w.document));
         if (w.kind === "synonyms") return [["HSET", synonymsKey(g), w.tenant, JSON.stringify(w.groups)]];
         return [["HSET", retrievalKey(g), w.tenant, JSON.stringify(w.settings)]];
       });
       const changes = writes.flatMap((w) => (w.kind === "document" ? [w] : []));
-      commands.push(...(await statisticsCommands(redis, statsKey(g), changes)));
+      commands.push(...(await statisticsCommands(redis, statsKey(g), changes, termsOf)));
       return generations.commit(g, writer, expected, next, commands);
     },
     hasCurrentAnalysis,
@@ -267,40 +353,71 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
         "SCORER",
         bm25Scorer(module),
         "RETURN",
-        "2",
-        "terms",
-        ...(current ? ["terms"] : ["json"]),
+        "3",
+        current ? "terms" : "json",
+        "episode",
+        "episode_order",
         "LIMIT",
         "0",
         String(limit),
       )) as unknown[];
       const prefix = docPrefix(g);
-      return parseSearchReply(reply, true).map((hit) => {
-        const stale = current ? null : parseDocument(hit.json);
-        const terms = stale ? memoryTerms(stale) : hit.terms === "" ? [] : hit.terms.split(" ");
-        return { id: hit.key.slice(prefix.length), score: hit.score, terms };
+      return parseSearchReply(reply, { withScores: true }).map((hit) => {
+        const stale = current ? null : parseDocument(hit.fields.get("json"));
+        const text = hit.fields.get("terms") ?? "";
+        const terms = stale ? memoryTerms(stale) : text === "" ? [] : text.split(" ");
+        return {
+          id: hit.key.slice(prefix.length),
+          score: hit.score,
+          terms,
+          place: placeOfFields(hit.fields),
+        };
       });
+    },
+    async episodeNeighbourIds(g, memories, filters) {
+      const out = new Map<string, string[]>();
+      if (memories.length === 0) return out;
+      const pipeline = redis.pipeline();
+      for (const { place } of memories) {
+        for (const after of [false, true]) {
+          pipeline.call(
+            "FT.SEARCH",
+            ...neighbourQuery(g, place, filters, after),
+            "NOCONTENT",
+            "LIMIT",
+            "0",
+            "1",
+          );
+        }
+      }
+      const replies = (await readInOneSpan("episode neighbours", pipeline)) ?? [];
+      const prefix = docPrefix(g);
+      memories.forEach(({ id }, i) => {
+        const found: string[] = [];
+        for (const [error, reply] of [replies[2 * i], replies[2 * i + 1]].filter((r) => r !== undefined)) {
+          if (error) throw error;
+          for (const hit of parseSearchReply(reply as unknown[], { noContent: true })) {
+            const neighbour = hit.key.slice(prefix.length);
+            if (neighbour !== id) found.push(neighbour);
+          }
+        }
+        out.set(id, found);
+      });
+      return out;
     },
     async episodeNeighbours(g, documents, filters) {
       const out = new Map<string, MemoryDocument[]>();
-      const asked = documents.filter((d) => d.episode);
+      const asked = documents.flatMap((d) => {
+        const place = episodePlace(d);
+        return place ? [{ document: d, place }] : [];
+      });
       if (asked.length === 0) return out;
       const pipeline = redis.pipeline();
-      for (const doc of asked) {
-        const order = episodeOrder(doc);
-        const episode = `@episode:{${identityTag((doc.episode as { id: string }).id)}}`;
-        for (const [range, direction] of [
-          [`[-inf (${order}]`, "DESC"],
-          [`[(${order} +inf]`, "ASC"],
-        ] as const) {
-          const query = [episode, `@episode_order:${range}`, ...filters].join(" ");
+      for (const { place } of asked) {
+        for (const after of [false, true]) {
           pipeline.call(
             "FT.SEARCH",
-            indexName(g),
-            query,
-            "SORTBY",
-            "episode_order",
-            direction,
+            ...neighbourQuery(g, place, filters, after),
             "RETURN",
             "1",
             "json",
@@ -310,13 +427,13 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
           );
         }
       }
-      const replies = (await pipeline.exec()) ?? [];
-      asked.forEach((doc, i) => {
+      const replies = (await readInOneSpan("episode neighbours", pipeline)) ?? [];
+      asked.forEach(({ document: doc }, i) => {
         const found: MemoryDocument[] = [];
         for (const [error, reply] of [replies[2 * i], replies[2 * i + 1]].filter((r) => r !== undefined)) {
           if (error) throw error;
-          for (const hit of parseSearchReply(reply as unknown[], false)) {
-            const neighbour = parseDocument(hit.json);
+          for (const hit of parseSearchReply(reply as unknown[])) {
+            const neighbour = parseDocument(hit.fields.get("json"));
             if (neighbour && neighbour.id !== doc.id) found.push(neighbour);
           }
         }

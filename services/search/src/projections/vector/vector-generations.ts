@@ -2,6 +2,14 @@
 // `search.vector`, each with its own table `cairn_search.vectors_g<n>` whose embedding column
 // has the dimension of the model it was built with (remembered in the generation's meta), and
 // an HNSW index (cosine) built once the table is loaded.
+//
+// The table is partitioned by audience (hash, `vectorPartitions` parts): a team or agent memory's
+// audience is its tenant, a global memory's is everyone (''). A query reads its tenant's
+// partition and the global one, and in each the rows nearly all pass its filters, so the HNSW
+// graph of that partition answers it; over one graph of every tenant, a filter that keeps one
+// tenant in ten makes the index walk ten times as far, and an exact scan reads every row of
+// the tenant. The embedding is stored in the row (`storage main`), not out of line, so
+// neither an exact scan nor the distance of a hit reads TOAST.
 import {
   createPostgresGenerations,
   type PostgresGeneration,
@@ -9,9 +17,27 @@ import {
 } from "@cairn/projection-runtime";
 import type pg from "pg";
 
+/**
+ * What a generation's table looks like: `audience` (partitioned by audience, embeddings in the
+ * row), or `single` (one table, from before; it serves until a rebuild replaces it).
+ */
+export type VectorLayout = "audience" | "single";
+
+/** The layout new generations get; the projection's version follows it. */
+export const vectorLayoutVersion = "audience-partitions-v1";
+
+/** Hash partitions of a generation's table. */
+export const vectorPartitions = 16;
+
+/** The audience of a memory: who may see it before the finer rules (scope, agent) apply. */
+export function audienceOf(document: { tenant: string; scope: string }): string {
+  return document.scope === "global" ? "" : document.tenant;
+}
+
 export type VectorGeneration = {
   generation: number;
   tableName: string;
+  layout: VectorLayout;
   model: string;
   dimensions: number;
   status: PostgresGeneration["status"];
@@ -21,10 +47,11 @@ export type VectorGeneration = {
 };
 
 export function toVectorGeneration(g: PostgresGeneration): VectorGeneration {
-  const meta = g.meta as { tableName?: string; model?: string; dimensions?: number };
+  const meta = g.meta as { tableName?: string; model?: string; dimensions?: number; layout?: string };
   return {
     generation: g.generation,
     tableName: meta.tableName ?? `vectors_g${g.generation}`,
+    layout: meta.layout === "audience" ? "audience" : "single",
     model: meta.model ?? "",
     dimensions: meta.dimensions ?? 0,
     status: g.status,
@@ -61,7 +88,12 @@ export function createVectorGenerations(
   embedder: { model: string; dimensions(): Promise<number> },
 ): PostgresGenerations {
   return createPostgresGenerations(pool, "search.vector", {
-    metaForNew: async () => ({ model: embedder.model, dimensions: await embedder.dimensions() }),
+    version: vectorLayoutVersion,
+    metaForNew: async () => ({
+      model: embedder.model,
+      dimensions: await embedder.dimensions(),
+      layout: "audience",
+    }),
     async createData(client, generation, meta) {
       const dimensions = Number(meta.dimensions);
       if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 16_000) {
@@ -71,7 +103,8 @@ export function createVectorGenerations(
       const table = vectorTable({ tableName });
       await client.query(`
         create table ${table} (
-          memory_id uuid primary key,
+          memory_id uuid not null,
+          audience text not null,
           tenant text not null,
           scope text not null,
           agent text not null,
@@ -86,14 +119,22 @@ export function createVectorGenerations(
           version integer not null,
           document jsonb not null,
           text_hash text not null,
-          embedding vector(${dimensions}) not null
-        )`);
-      // Visibility is "this tenant, or global": with these two the planner can answer a small
-      // tenant exactly from its own rows and leave large ones to the HNSW index.
-      await client.query(`create index ${tableName}_visibility on ${table} (tenant, tier, status)`);
-      await client.query(
-        `create index ${tableName}_global on ${table} (tier, status) where scope = 'global'`,
-      );
+          episode text,
+          episode_order double precision,
+          embedding vector(${dimensions}) not null,
+          primary key (audience, memory_id)
+        ) partition by hash (audience)`);
+      await client.query(`alter table ${table} alter column embedding set storage main`);
+      for (let part = 0; part < vectorPartitions; part += 1) {
+        await client.query(
+          `create table ${table}_p${part} partition of ${table}
+             for values with (modulus ${vectorPartitions}, remainder ${part})`,
+        );
+      }
+      // By id (the projection's reads of current rows), and the filters of a query's audience:
+      // a small audience is answered exactly from these, a large one from the HNSW graph.
+      await client.query(`create index ${tableName}_memory on ${table} (memory_id)`);
+      await client.query(`create index ${tableName}_visibility on ${table} (audience, tier, status)`);
       return { tableName };
     },
     async dropData(client, generation) {

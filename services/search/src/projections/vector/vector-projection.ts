@@ -36,8 +36,12 @@ export class EmbeddingModelMismatchError extends CairnError {
 
 export type VectorProjection = DocumentProjection & {
   readonly embedder: Embedder;
-  /** The active generation, checked against the configured model. */
-  servingGeneration(): Promise<VectorGeneration>;
+  /**
+   * The active generation, checked against the configured model; with `maxAgeMs`, the one
+   * read at most that long ago (a query that asks for no position need not read it each time:
+   * a generation a rebuild switched away from is dropped only after a delay).
+   */
+  servingGeneration(options?: { maxAgeMs?: number }): Promise<VectorGeneration>;
 };
 
 export function createVectorProjection(options: {
@@ -62,13 +66,18 @@ export function createVectorProjection(options: {
     return info;
   }
 
-  async function servingGeneration(): Promise<VectorGeneration> {
+  let serving: { generation: VectorGeneration; at: number } | undefined;
+
+  async function servingGeneration(options: { maxAgeMs?: number } = {}): Promise<VectorGeneration> {
+    const maxAgeMs = options.maxAgeMs ?? 0;
+    if (serving && maxAgeMs > 0 && performance.now() - serving.at <= maxAgeMs) return serving.generation;
     const row =
       (await generations.activeGeneration()) ?? (await generations.generation(await generations.live()));
     if (!row) throw new CairnError("unavailable", "the vector read model has no serving generation");
     const active = toVectorGeneration(row);
     if (active.model !== embedder.model) throw new EmbeddingModelMismatchError(active.model, embedder.model);
     known.set(active.generation, active);
+    serving = { generation: active, at: performance.now() };
     return active;
   }
 
@@ -87,7 +96,8 @@ export function createVectorProjection(options: {
       async write(g, writer, expected, next, fold) {
         const gen = await generationInfo(g);
         if (gen.model !== embedder.model) throw new EmbeddingModelMismatchError(gen.model, embedder.model);
-        const stored = await rows.loadRows(gen, [...fold.documents.keys()]);
+        // Only a memory that had a document before the batch can have an embedding to keep.
+        const stored = await rows.loadRows(gen, [...fold.previous.keys()]);
         const upserts: VectorUpsert[] = [];
         const toEmbed: { index: number; text: string; owner: string | undefined }[] = [];
         const purged: string[] = [];

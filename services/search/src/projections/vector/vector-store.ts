@@ -6,16 +6,24 @@ import { MemoryDocumentSchema } from "@cairn/contracts";
 import { type ProjectionSnapshot, snapshotRows } from "@cairn/projection-runtime";
 import type pg from "pg";
 import pgvector from "pgvector";
+import { type EpisodePlace, episodePlace } from "../lexical/lexical-index.ts";
 import { normalizeTag } from "../lexical/query-syntax.ts";
-import { type VectorGeneration, vectorTable } from "./vector-generations.ts";
+import { audienceOf, type VectorGeneration, vectorTable } from "./vector-generations.ts";
 
 /** A document to write; `embedding: null` keeps the stored vector (its text did not change). */
 export type VectorUpsert = { document: MemoryDocument; textHash: string; embedding: number[] | null };
 
-export type VectorHit = { id: string; score: number; document: MemoryDocument };
+/**
+ * A nearest memory: its id, cosine similarity and place in its episode (the document is read
+ * by whoever needs it).
+ */
+export type VectorHit = { id: string; score: number; place: EpisodePlace | null };
 
-/** A WHERE clause over the filter columns, with its parameters numbered from `$2` ($1 is the query vector). */
-export type VectorFilter = { sql: string; params: unknown[] };
+/**
+ * WHERE clauses over the filter columns, with their parameters numbered from `$2` ($1 is the
+ * query vector): `sql` for all the principal may see, `own` and `global` for its two parts.
+ */
+export type VectorFilter = { sql: string; own: string; global: string; params: unknown[] };
 
 export type VectorRows = {
   loadRows(
@@ -60,24 +68,40 @@ export function createVectorRows(options: { pool: pg.Pool }): VectorRows {
     upsertRows,
     async search(g, vector, filter, limit) {
       // Iterative scans (pgvector 0.8) keep walking the HNSW graph until `limit` rows pass the
-      // filters; relaxed order is re-sorted by the outer query.
-      const { rows } = await pool.query<{ memory_id: string; distance: number; document: unknown }>(
-        `with hits as materialized (
-           select memory_id::text, document, embedding <=> $1::vector as distance
-             from ${vectorTable(g)}
-            where ${filter.sql}
-            order by embedding <=> $1::vector
-            limit ${Math.max(1, Math.floor(limit))}
-         )
-         select memory_id, distance, document from hits order by distance, memory_id`,
-        [pgvector.toSql(vector), ...filter.params],
-      );
+      // filters; relaxed order is re-sorted by the outer query. Partitioned by audience, the
+      // tenant's memories and the global ones are two nearest-neighbour queries, each over one
+      // partition, merged.
+      const n = Math.max(1, Math.floor(limit));
+      const table = vectorTable(g);
+      const audience = g.layout === "audience";
+      // A table from before the audience layout keeps the episode only in the document.
+      const place = audience
+        ? "episode, episode_order"
+        : `document->'episode'->>'id' as episode,
+           coalesce((document->'episode'->>'order')::float8, extract(epoch from created_at)::float8 * 1000) as episode_order`;
+      const nearest = (where: string) =>
+        `select memory_id, ${place}, embedding <=> $1::vector as distance from ${table}
+          where ${where} order by embedding <=> $1::vector limit ${n}`;
+      const sql = audience
+        ? `with own as materialized (${nearest(filter.own)}),
+                everyone as materialized (${nearest(filter.global)})
+           select memory_id::text, episode, episode_order, distance
+             from (select * from own union all select * from everyone) hits
+            order by distance, memory_id limit ${n}`
+        : `with hits as materialized (${nearest(filter.sql)})
+           select memory_id::text, episode, episode_order, distance from hits order by distance, memory_id`;
+      const { rows } = await pool.query<{
+        memory_id: string;
+        episode: string | null;
+        episode_order: number | null;
+        distance: number;
+      }>(sql, [pgvector.toSql(vector), ...filter.params]);
       return rows
         .filter((r) => r.distance !== null && Number.isFinite(Number(r.distance)))
         .map((r) => ({
           id: r.memory_id,
           score: 1 - Number(r.distance),
-          document: MemoryDocumentSchema.parse(r.document),
+          place: r.episode === null ? null : { id: r.episode, order: Number(r.episode_order) },
         }));
     },
     async snapshot(g) {
@@ -100,24 +124,31 @@ export function createVectorRows(options: { pool: pg.Pool }): VectorRows {
 
 async function upsertRows(client: pg.PoolClient, g: VectorGeneration, upserts: readonly VectorUpsert[]) {
   const docs = upserts.map((u) => u.document);
+  // A memory's audience never changes (its tenant and scope are set when it is written), so
+  // (audience, id) finds the row a newer version replaces.
+  const audience = g.layout === "audience";
   await client.query(
-    `insert into ${vectorTable(g)} as t (memory_id, tenant, scope, agent, tier, status, kind, project, tags,
-       created_at, updated_at, invalid_at, version, document, text_hash, embedding)
-     select u.memory_id, u.tenant, u.scope, u.agent, u.tier, u.status, u.kind, u.project,
+    `insert into ${vectorTable(g)} as t (${audience ? "audience, episode, episode_order, " : ""}memory_id, tenant,
+       scope, agent, tier, status, kind, project, tags, created_at, updated_at, invalid_at, version, document,
+       text_hash, embedding)
+     select ${audience ? "u.audience, u.episode, u.episode_order, " : ""}u.memory_id, u.tenant, u.scope, u.agent, u.tier, u.status, u.kind, u.project,
             array(select jsonb_array_elements_text(u.tags)), u.created_at, u.updated_at, u.invalid_at,
             u.version, u.document, u.text_hash, coalesce(u.embedding::vector, old.embedding)
        from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                    $8::text[], $9::jsonb[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[],
-                   $13::int[], $14::jsonb[], $15::text[], $16::text[])
+                   $13::int[], $14::jsonb[], $15::text[], $16::text[], $17::text[], $18::text[], $19::float8[])
             as u(memory_id, tenant, scope, agent, tier, status, kind, project, tags, created_at,
-                 updated_at, invalid_at, version, document, text_hash, embedding)
-       left join ${vectorTable(g)} old on old.memory_id = u.memory_id
-     on conflict (memory_id) do update set
+                 updated_at, invalid_at, version, document, text_hash, embedding, audience, episode,
+                 episode_order)
+       left join ${vectorTable(g)} old on old.memory_id = u.memory_id${audience ? " and old.audience = u.audience" : ""}
+     on conflict (${audience ? "audience, " : ""}memory_id) do update set
        tenant = excluded.tenant, scope = excluded.scope, agent = excluded.agent, tier = excluded.tier,
        status = excluded.status, kind = excluded.kind, project = excluded.project, tags = excluded.tags,
        created_at = excluded.created_at, updated_at = excluded.updated_at,
        invalid_at = excluded.invalid_at, version = excluded.version, document = excluded.document,
-       text_hash = excluded.text_hash, embedding = excluded.embedding`,
+       text_hash = excluded.text_hash, embedding = excluded.embedding${
+         audience ? ", episode = excluded.episode, episode_order = excluded.episode_order" : ""
+       }`,
     [
       docs.map((d) => d.id),
       docs.map((d) => d.tenant),
@@ -135,6 +166,9 @@ async function upsertRows(client: pg.PoolClient, g: VectorGeneration, upserts: r
       docs.map((d) => JSON.stringify(d)),
       upserts.map((u) => u.textHash),
       upserts.map((u) => (u.embedding === null ? null : pgvector.toSql(u.embedding))),
+      docs.map(audienceOf),
+      docs.map((d) => episodePlace(d)?.id ?? null),
+      docs.map((d) => episodePlace(d)?.order ?? null),
     ],
   );
 }

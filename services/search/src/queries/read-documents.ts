@@ -1,0 +1,27 @@
+// `cairn.search.documents`: the current documents of memories by id, for the final results of a
+// recall (its candidates travelled as ids). What the principal may not see, or what does not
+// exist, is left out, as if it were not there.
+import type { DocumentsReply, DocumentsRequestSchema } from "@cairn/contracts";
+import { canSee } from "@cairn/memory-model";
+import { waitForPosition } from "@cairn/projection-runtime";
+import type { z } from "zod";
+import { loadDocuments } from "./load-documents.ts";
+import { positionSource, type ReadModels } from "./read-models.ts";
+
+export async function readDocuments(
+  models: ReadModels,
+  request: z.infer<typeof DocumentsRequestSchema>,
+): Promise<DocumentsReply> {
+  const reached = await waitForPosition(
+    [positionSource(models, "lexical")],
+    request.afterPosition,
+    request.waitTimeoutMs ?? models.defaultWaitMs,
+  );
+  const ids = [...new Set(request.ids)];
+  const found = await loadDocuments(models, ids);
+  const documents = ids.flatMap((id) => {
+    const document = found.get(id);
+    return document && canSee(document, request.principal) ? [document] : [];
+  });
+  return { documents, position: reached.lexical ?? 0 };
+}
