@@ -1,39 +1,9 @@
-// `pnpm bench search [--sizes 10000,100000] [--queries 200] [--writes 100] [--json]`
-//
-// The read path at a given number of memories, on throwaway Postgres + pgvector, Redis +
-// RediSearch and NATS, with the local embedder:
-//
-// 1. seeds the log with N memories (10 tenants, 6 agents each, mixed scopes and tiers, text
-//    drawn from 40 topics), written with the event store as ingest writes them;
-// 2. rebuilds both read models from the log (`pnpm cairn rebuild`'s engine): events per second;
-// 3. rebuilds ranking's read models (signals, key graph) the same way;
-// 4. starts ingest, search, ranking and the gateway as processes and asks search over NATS, as
-//    the gateway does, one request at a time (after 50 warm-up requests): lexical, vector and
-//    hybrid candidates (k = 50) for a principal of a random tenant — the floor of a recall;
-// 5. the full recall a user waits for, through the gateway over HTTP with a tenant's API key:
-//    REST search, MCP memory_search and MCP memory_context one client at a time, then REST
-//    search with 16 clients at once (throughput and p99); then each service's resident memory;
-// 6. writes one memory at a time through the log and the ingest relay and waits until both
-//    read models have it (`cairn.search.status` with `afterPosition`): write-to-searchable.
-//
-// `--profile DIR` also writes each service's CPU profile and a heap snapshot (taken after the
-// recall phases) into DIR/<size>/<service>/, records Postgres statements during the query
-// phases, and prints the hottest functions, modules and statements.
-import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { cpus, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { call } from "@cairn/bus";
-import {
-  type EventMeta,
-  type MemoryBody,
-  type NewEvent,
-  type Principal,
-  type RetrievalMode,
-  searchRpcs,
-  streamIdFor,
-} from "@cairn/contracts";
-import { type AppendInput, createEventStore, migrateToLatest, storeCheckpoint } from "@cairn/event-store";
+import { type Principal, type RetrievalMode, searchRpcs } from "@cairn/contracts";
+import { createEventStore, migrateToLatest, storeCheckpoint } from "@cairn/event-store";
 import { createApiKey } from "@cairn/gateway";
 import { rebuildFromHost } from "@cairn/projection-runtime";
 import { openRankingProjections, rankingEnvSchema } from "@cairn/ranking";
@@ -44,6 +14,16 @@ import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
 import { connect } from "@nats-io/transport-node";
 import pg from "pg";
 import { type ServiceProcess, spawnService } from "../helpers/service-processes.ts";
+import {
+  agents,
+  appendInput,
+  memory,
+  pick,
+  queryText,
+  random,
+  seedLog,
+  tenants,
+} from "./lib/bench-memories.ts";
 import { cpuMsOf, type Latency, mcpClient, mcpTool, measure, restSearch, rssMb } from "./lib/full-recall.ts";
 import {
   hotFunctions,
@@ -65,163 +45,6 @@ function positive(args: string[], name: string, fallback: number): number {
   const value = Number(option(args, name, String(fallback)));
   if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} needs a positive integer`);
   return value;
-}
-
-/** Deterministic pseudo-random numbers (mulberry32), so every run benches the same data. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const topics = [
-  ["deploy", "release", "rollback", "canary", "pipeline"],
-  ["database", "migration", "postgres", "index", "vacuum"],
-  ["cache", "redis", "eviction", "ttl", "latency"],
-  ["kubernetes", "pod", "helm", "cluster", "node"],
-  ["billing", "invoice", "stripe", "refund", "tax"],
-  ["search", "ranking", "embedding", "bm25", "recall"],
-  ["auth", "token", "oauth", "session", "password"],
-  ["frontend", "react", "css", "bundle", "component"],
-  ["testing", "vitest", "fixture", "flaky", "coverage"],
-  ["observability", "trace", "metric", "grafana", "alert"],
-  ["queue", "nats", "consumer", "backpressure", "ack"],
-  ["security", "secret", "rotation", "audit", "scan"],
-  ["api", "rest", "openapi", "pagination", "rate"],
-  ["mobile", "ios", "android", "push", "offline"],
-  ["data", "warehouse", "etl", "parquet", "schema"],
-  ["email", "smtp", "template", "bounce", "newsletter"],
-  ["payments", "card", "checkout", "fraud", "chargeback"],
-  ["storage", "s3", "bucket", "lifecycle", "backup"],
-  ["network", "dns", "tls", "proxy", "firewall"],
-  ["docs", "readme", "guide", "tutorial", "changelog"],
-  ["hiring", "interview", "onboarding", "mentor", "review"],
-  ["design", "figma", "palette", "typography", "layout"],
-  ["support", "ticket", "escalation", "sla", "customer"],
-  ["compliance", "gdpr", "retention", "erasure", "consent"],
-  ["performance", "profiling", "cpu", "memory", "throughput"],
-  ["ml", "model", "training", "dataset", "inference"],
-  ["pricing", "plan", "discount", "trial", "upgrade"],
-  ["analytics", "funnel", "cohort", "dashboard", "event"],
-  ["localization", "translation", "locale", "unicode", "timezone"],
-  ["accessibility", "screenreader", "contrast", "keyboard", "aria"],
-  ["incident", "postmortem", "pager", "outage", "oncall"],
-  ["budget", "cost", "forecast", "spend", "savings"],
-  ["legal", "contract", "license", "vendor", "nda"],
-  ["roadmap", "milestone", "quarter", "priority", "scope"],
-  ["chat", "slack", "channel", "thread", "notification"],
-  ["editor", "vim", "vscode", "plugin", "keybinding"],
-  ["python", "pip", "venv", "typing", "asyncio"],
-  ["rust", "cargo", "borrow", "crate", "unsafe"],
-  ["typescript", "tsc", "generics", "zod", "eslint"],
-  ["golang", "goroutine", "channel", "module", "interface"],
-] as const;
-const filler =
-  "the team agreed to keep it simple and to write down why we chose this approach for later".split(" ");
-const kinds = ["preference", "decision", "constraint", "fix", "workflow", "fact", "episode", "note"] as const;
-const tenants = Array.from({ length: 10 }, (_, i) => `bench${i}`);
-const agents = Array.from({ length: 6 }, (_, i) => `agent${i}`);
-
-function pick<T>(rand: () => number, items: readonly T[]): T {
-  return items[Math.floor(rand() * items.length)] as T;
-}
-
-function sentence(rand: () => number, topic: readonly string[]): string {
-  const words: string[] = [];
-  for (let i = 0; i < 12; i += 1) words.push(rand() < 0.45 ? pick(rand, topic) : pick(rand, filler));
-  words.push(`v${Math.floor(rand() * 100)}`);
-  return `${words.join(" ")}.`;
-}
-
-function memory(rand: () => number, n: number) {
-  const topic = pick(rand, topics);
-  const content = Array.from({ length: 2 + Math.floor(rand() * 3) }, () => sentence(rand, topic)).join(" ");
-  const roll = rand();
-  const tier = roll < 0.9 ? "memory" : roll < 0.95 ? "proposal" : "handoff";
-  const scopeRoll = rand();
-  const scope = scopeRoll < 0.75 ? "team" : scopeRoll < 0.98 ? "agent" : "global";
-  const body: MemoryBody = {
-    slot: `${topic[0]}-${n}`,
-    kind: pick(rand, kinds),
-    content,
-    title: `${topic[0]} ${topic[1]} note ${n}`,
-    tags: [topic[0] as string, ...(rand() < 0.3 ? [pick(rand, topic) as string] : [])],
-    aliases: [],
-    keys: [topic[1] as string],
-    entities: [],
-    links: [],
-    sentiment: 0,
-    contentHash: `bench:${n}`,
-    project: rand() < 0.5 ? "cairn" : null,
-    source: null,
-    validFrom: null,
-  };
-  return { tier, scope, body, tenant: pick(rand, tenants), agent: pick(rand, agents) } as const;
-}
-
-function appendInput(m: ReturnType<typeof memory>): AppendInput {
-  const id = randomUUID();
-  const type =
-    m.tier === "memory" ? "memory.recorded" : m.tier === "proposal" ? "proposal.submitted" : "handoff.opened";
-  const meta: EventMeta = {
-    tenant: m.tenant,
-    actor: m.agent,
-    correlationId: randomUUID(),
-    causationId: null,
-    traceContext: {},
-    recordedAt: new Date().toISOString(),
-  };
-  const event = {
-    eventId: randomUUID(),
-    type,
-    data: {
-      ...m.body,
-      id,
-      tier: m.tier,
-      scope: m.scope,
-      agent: m.agent,
-      supersedes: null,
-      promotedFrom: null,
-    },
-  } as NewEvent;
-  return {
-    streamId: streamIdFor("memory", id),
-    streamType: "memory",
-    expectedVersion: "no_stream",
-    events: [event],
-    meta,
-  };
-}
-
-function queryText(rand: () => number): string {
-  const topic = pick(rand, topics);
-  const words: string[] = [pick(rand, topic), pick(rand, topic)];
-  if (rand() < 0.3) words.push(pick(rand, filler));
-  return words.join(" ");
-}
-
-/** Inserts first events of new streams straight into the log (a bench seed, as the superuser). */
-async function seedLog(pool: pg.Pool, inputs: AppendInput[]): Promise<void> {
-  const events = inputs.map((input) => ({ input, event: input.events[0] as NewEvent }));
-  await pool.query(
-    `insert into cairn_events (event_id, stream_id, stream_type, version, type, schema_version, data, meta)
-     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[])`,
-    [
-      events.map((e) => e.event.eventId),
-      events.map((e) => e.input.streamId),
-      events.map((e) => e.input.streamType),
-      events.map(() => 1),
-      events.map((e) => e.event.type),
-      events.map(() => 1),
-      events.map((e) => JSON.stringify(e.event.data)),
-      events.map((e) => JSON.stringify(e.input.meta)),
-    ],
-  );
 }
 
 type SizeResult = {
