@@ -26,6 +26,8 @@ export const errorCodes = [
   ...writeErrorCodes,
   /** The request body is not in a format the route reads (REST: not JSON). */
   "unsupported_media_type",
+  /** The path does not answer this HTTP method (MCP: no server-sent stream on GET). */
+  "method_not_allowed",
   "unauthenticated",
   "rate_limited",
   "timeout",

@@ -44,7 +44,13 @@ beforeAll(async () => {
   };
   await prepareInfra(infra);
   services = await startServices(testServiceEnv(infra), ["ingest", "search", "ranking"]);
-  gw = await startGatewayHarness({ databaseUrl: infra.databaseUrl, natsUrl: nats.url });
+  // MCP sessions, limits and write positions in Redis, as the gateway service keeps them.
+  gw = await startGatewayHarness({
+    databaseUrl: infra.databaseUrl,
+    natsUrl: nats.url,
+    redisUrl: redis.url,
+    redisPrefix: "gateway_int:gateway:",
+  });
 });
 
 afterAll(async () => {

@@ -29,6 +29,7 @@ export function testServiceEnv(infra: TestInfra, extra: Record<string, string> =
     CAIRN_RANKING_CONSUMER_PREFIX: `r-${infra.uniqueName}`,
     CAIRN_MAINTENANCE_CONSUMER_PREFIX: `m-${infra.uniqueName}`,
     CAIRN_MAINTENANCE_SCHEDULER: "0",
+    CAIRN_GATEWAY_REDIS_PREFIX: `${infra.uniqueName}:gateway:`,
     ...extra,
   };
 }

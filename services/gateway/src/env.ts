@@ -74,6 +74,11 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .int()
     .nonnegative()
     .default(60 * 60_000),
+  /**
+   * Prefix of the keys the gateway keeps in Redis (CAIRN_REDIS_URL): MCP sessions, rate
+   * limits, failed-key counts and last write positions, shared by every gateway copy on it.
+   */
+  CAIRN_GATEWAY_REDIS_PREFIX: z.string().min(1).default("cairn:gateway:"),
   CAIRN_MCP_SESSION_IDLE_MS: z.coerce
     .number()
     .int()

@@ -35,4 +35,13 @@ describe("gateway settings", () => {
         .CAIRN_ALLOWED_HOSTS,
     ).toEqual(["cairn.example.com", "mcp.example.com:8443"]);
   });
+
+  it("keeps the state its copies share in the services' Redis under its own prefix", () => {
+    const env = parseEnv(gatewayEnvSchema, {});
+    expect(env.CAIRN_REDIS_URL).toBe("redis://127.0.0.1:56379");
+    expect(env.CAIRN_GATEWAY_REDIS_PREFIX).toBe("cairn:gateway:");
+    expect(() => parseEnv(gatewayEnvSchema, { CAIRN_GATEWAY_REDIS_PREFIX: "" })).toThrow(
+      /CAIRN_GATEWAY_REDIS_PREFIX/,
+    );
+  });
 });

@@ -1,14 +1,12 @@
 // The gateway service definition (main.ts runs it; tests start it in-process).
 import type { ServiceDefinition } from "@cairn/service-runtime";
-import { Redis } from "ioredis";
 import pg from "pg";
-import { createAuthFailureThrottle } from "./auth/auth-failure-throttle.ts";
 import { createAuthenticator } from "./auth/authenticator.ts";
 import { bootstrapAdminKey } from "./auth/bootstrap-admin-key.ts";
 import { createHostPolicy, createOriginPolicy } from "./auth/origin-policy.ts";
-import { createRateLimiter } from "./auth/rate-limiter.ts";
 import { gatewayEnvSchema } from "./env.ts";
 import { createHttpServer } from "./http-server.ts";
+import { connectSharedState } from "./shared-state/connect-shared-state.ts";
 
 /** Called with the address once the gateway listens (tests start it on port 0). */
 export type GatewayServiceOptions = { onListening?: (address: string) => void };
@@ -31,19 +29,19 @@ export function createGatewayService(
       const onPostgresError = (err: Error) => logger.warn({ err }, "postgres connection error");
       pool.on("error", onPostgresError);
       pool.on("connect", (client) => client.on("error", onPostgresError));
-      const redis = new Redis(env.CAIRN_REDIS_URL, { maxRetriesPerRequest: 2 });
-      // ioredis reconnects by itself and reports each failed attempt; once per outage is enough.
-      let redisDown = false;
-      redis.on("error", (err: Error) => {
-        if (!redisDown) logger.warn({ err }, "redis connection error");
-        redisDown = true;
-      });
-      redis.on("ready", () => {
-        redisDown = false;
+      // What the gateway's copies share (sessions, limits, write positions); while Redis is
+      // away each copy counts on its own and keeps serving (shared-state/shared-redis.ts).
+      const state = await connectSharedState({
+        url: env.CAIRN_REDIS_URL,
+        prefix: env.CAIRN_GATEWAY_REDIS_PREFIX,
+        logger,
+        rateLimit: { perMinute: env.CAIRN_RATE_LIMIT_PER_MINUTE, burst: env.CAIRN_RATE_LIMIT_BURST },
+        authFailures: { limit: env.CAIRN_AUTH_FAILURE_LIMIT, windowMs: env.CAIRN_AUTH_FAILURE_WINDOW_MS },
+        mcpSessionIdleMs: env.CAIRN_MCP_SESSION_IDLE_MS,
       });
       const checks = {
         postgres: async () => void (await pool.query("select 1")),
-        redis: async () => void (await redis.ping()),
+        redis: async () => void (await state.shared.redis.ping()),
       };
       if (env.CAIRN_MODE === "local") {
         // Without the api_keys table (migrations not applied yet) the gateway still starts:
@@ -67,16 +65,10 @@ export function createGatewayService(
           staleMs: env.CAIRN_KEY_STALE_MS,
           logger,
         }),
-        rateLimiter: createRateLimiter({
-          perMinute: env.CAIRN_RATE_LIMIT_PER_MINUTE,
-          burst: env.CAIRN_RATE_LIMIT_BURST,
-        }),
+        rateLimiter: state.rateLimiter,
         originPolicy: createOriginPolicy(env.CAIRN_ALLOWED_ORIGINS),
         hostPolicy: createHostPolicy(env.CAIRN_ALLOWED_HOSTS, env.CAIRN_ALLOWED_ORIGINS),
-        authFailureThrottle: createAuthFailureThrottle({
-          limit: env.CAIRN_AUTH_FAILURE_LIMIT,
-          windowMs: env.CAIRN_AUTH_FAILURE_WINDOW_MS,
-        }),
+        authFailureThrottle: state.authFailureThrottle,
         trustProxy: env.CAIRN_TRUST_PROXY,
         bodyLimitBytes: env.CAIRN_BODY_LIMIT_BYTES,
         importLimits: {
@@ -87,6 +79,8 @@ export function createGatewayService(
         backendTimeoutMs: env.CAIRN_BACKEND_TIMEOUT_MS,
         rerankCandidates: env.CAIRN_RERANK_CANDIDATES,
         mcpSessionIdleMs: env.CAIRN_MCP_SESSION_IDLE_MS,
+        mcpSessions: state.mcpSessions,
+        positions: state.positions,
         version: process.env.CAIRN_VERSION ?? "0.1.0",
         // The gateway serves its metrics on its own port, next to the API (unless turned off).
         metrics: env.CAIRN_METRICS_PORT === "off" ? undefined : metrics,
@@ -98,7 +92,7 @@ export function createGatewayService(
         checks,
         stop: async () => {
           await app.close();
-          redis.disconnect();
+          state.close();
           await pool.end();
         },
       };

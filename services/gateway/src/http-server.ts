@@ -13,7 +13,8 @@ import { consoleRoutes } from "./console/serve-console.ts";
 import { answerClientError, answerFrameworkError, registerHttpHardening } from "./http-hardening.ts";
 import { metricsRouteDoc, registerHttpObservability } from "./http-observability.ts";
 import { registerMcpRoute } from "./mcp/mcp-http-route.ts";
-import { createWritePositions } from "./operations/caller.ts";
+import type { McpSessionStore } from "./mcp/mcp-session-store.ts";
+import { createWritePositions, type WritePositions } from "./operations/caller.ts";
 import { createOperations, type Operations } from "./operations/create-operations.ts";
 import { createTenantSettingsReader } from "./operations/tenant-settings.ts";
 import { buildOpenApiDocument } from "./rest/openapi-document.ts";
@@ -56,6 +57,10 @@ export type HttpServerDeps = {
   backendTimeoutMs?: number;
   rerankCandidates?: number;
   mcpSessionIdleMs?: number;
+  /** Where MCP sessions are kept (default: this process's memory; the service shares them in Redis). */
+  mcpSessions?: McpSessionStore | undefined;
+  /** The callers' last write positions (default: this process's memory; the service shares them in Redis). */
+  positions?: WritePositions | undefined;
   version?: string;
   /** Serves the process's metrics at `/metrics` on this server (the gateway's own port). */
   metrics?: Pick<Metrics, "handle"> | undefined;
@@ -127,7 +132,7 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
   const backend = createCairnBackend(deps.nc, { timeoutMs: deps.backendTimeoutMs, logger: deps.logger });
   const ops = createOperations({
     backend,
-    positions: createWritePositions(),
+    positions: deps.positions ?? createWritePositions(),
     logger: deps.logger,
     rerankCandidates: deps.rerankCandidates,
     tenantSettings: createTenantSettingsReader(deps.pool),
@@ -168,6 +173,7 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
     callerOf,
     logger: deps.logger,
     sessionIdleMs: deps.mcpSessionIdleMs ?? 30 * 60_000,
+    sessions: deps.mcpSessions,
     version,
   });
   await app.ready();

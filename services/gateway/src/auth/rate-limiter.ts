@@ -1,24 +1,37 @@
 /**
- * Per-key token buckets: `burst` requests at once, refilled at `perMinute`. Kept in the
- * gateway's memory, so the limit is per gateway copy; that bounds what one key can cost a
- * copy, which is what the limit is for.
+ * Per-key token buckets: `burst` requests at once, refilled at `perMinute`. The gateway's
+ * copies share the buckets in Redis (shared-state/shared-rate-limiter.ts, the same rule as a
+ * Lua script); this in-memory one counts for one copy, and is what a copy falls back to while
+ * Redis is away.
  */
 export type RateLimitDecision =
   | { allowed: true; remaining: number }
   | { allowed: false; retryAfterSeconds: number };
 
 export type RateLimiter = {
+  take(key: string): RateLimitDecision | Promise<RateLimitDecision>;
+  readonly limit: number;
+};
+
+export type RateLimitOptions = { perMinute: number; burst: number };
+
+/** A copy's own buckets; `now` is for tests. */
+export type LocalRateLimiter = {
   take(key: string, now?: number): RateLimitDecision;
   readonly limit: number;
 };
 
+/** The answer for a bucket holding `tokens` after this request took one (`allowed`) or could not. */
+export function rateLimitDecision(tokens: number, allowed: boolean, perMinute: number): RateLimitDecision {
+  if (allowed) return { allowed: true, remaining: Math.floor(tokens) };
+  const perMs = perMinute / 60_000;
+  const waitMs = perMs > 0 ? (1 - tokens) / perMs : 60_000;
+  return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+}
+
 type Bucket = { tokens: number; updatedAt: number };
 
-export function createRateLimiter(options: {
-  perMinute: number;
-  burst: number;
-  maxKeys?: number;
-}): RateLimiter {
+export function createRateLimiter(options: RateLimitOptions & { maxKeys?: number }): LocalRateLimiter {
   const buckets = new Map<string, Bucket>();
   const perMs = options.perMinute / 60_000;
   const maxKeys = options.maxKeys ?? 100_000;
@@ -31,14 +44,11 @@ export function createRateLimiter(options: {
         bucket = { tokens: options.burst, updatedAt: now };
         buckets.set(key, bucket);
       }
-      bucket.tokens = Math.min(options.burst, bucket.tokens + (now - bucket.updatedAt) * perMs);
+      bucket.tokens = Math.min(options.burst, bucket.tokens + Math.max(0, now - bucket.updatedAt) * perMs);
       bucket.updatedAt = now;
-      if (bucket.tokens >= 1) {
-        bucket.tokens -= 1;
-        return { allowed: true, remaining: Math.floor(bucket.tokens) };
-      }
-      const waitMs = perMs > 0 ? (1 - bucket.tokens) / perMs : 60_000;
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+      const allowed = bucket.tokens >= 1;
+      if (allowed) bucket.tokens -= 1;
+      return rateLimitDecision(bucket.tokens, allowed, options.perMinute);
     },
   };
 }

@@ -60,7 +60,7 @@ export function registerRequestGuard(app: FastifyInstance, deps: RequestGuardDep
         );
       }
     }
-    const throttledFor = deps.authFailureThrottle?.refusedFor(request.ip);
+    const throttledFor = await deps.authFailureThrottle?.refusedFor(request.ip);
     if (throttledFor !== undefined) {
       return sendProblem(
         reply,
@@ -80,12 +80,12 @@ export function registerRequestGuard(app: FastifyInstance, deps: RequestGuardDep
         reply.header("WWW-Authenticate", 'Bearer realm="cairn"');
         // A missing key is a misconfigured client; a wrong one may be a guess.
         if (bearerToken(request.headers.authorization) !== undefined) {
-          deps.authFailureThrottle?.recordFailure(request.ip);
+          await deps.authFailureThrottle?.recordFailure(request.ip);
         }
       }
       return sendProblem(reply, error, path);
     }
-    const decision = deps.rateLimiter.take(caller.keyId);
+    const decision = await deps.rateLimiter.take(caller.keyId);
     reply.header("RateLimit-Limit", String(deps.rateLimiter.limit));
     if (!decision.allowed) {
       reply.header("RateLimit-Remaining", "0");

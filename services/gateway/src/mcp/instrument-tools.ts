@@ -7,6 +7,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { callMetrics } from "../gateway-metrics.ts";
 import type { Caller } from "../operations/caller.ts";
+import type { ToolDeps } from "./tool-deps.ts";
 
 const tracer = getTracer("@cairn/gateway");
 const { calls, duration } = callMetrics(
@@ -21,9 +22,10 @@ function errorCodeOf(result: CallToolResult): string {
   return typeof error?.code === "string" ? error.code : "error";
 }
 
-function traced(tool: string, callback: ToolCallback, caller: Caller): ToolCallback {
+function traced(tool: string, callback: ToolCallback, callerNow: () => Caller): ToolCallback {
   return (...args) => {
     const started = performance.now();
+    const caller = callerNow();
     return withLogFields({ tenant: caller.principal.tenant, agent: caller.principal.agent }, () =>
       startSpan(
         tracer,
@@ -54,13 +56,17 @@ function traced(tool: string, callback: ToolCallback, caller: Caller): ToolCallb
   };
 }
 
-/** Wraps the callback of every tool registered on `server` from now on. */
-export function instrumentTools(server: McpServer, caller: Caller): void {
+/** Wraps the callback of every tool registered on `server` from now on (the caller read per call). */
+export function instrumentTools(server: McpServer, deps: Pick<ToolDeps, "caller">): void {
   const register = server.registerTool.bind(server) as (
     name: string,
     config: unknown,
     cb: ToolCallback,
   ) => unknown;
   (server as unknown as { registerTool: typeof register }).registerTool = (name, config, callback) =>
-    register(name, config, traced(name, callback, caller));
+    register(
+      name,
+      config,
+      traced(name, callback, () => deps.caller),
+    );
 }

@@ -1,10 +1,19 @@
-// MCP over streamable HTTP at /mcp. Each session has its own transport and server, bound to
-// the API key that opened it: a request with another key is refused (403), and every request
-// still carries and passes its Bearer key (the request guard runs first).
+// MCP over streamable HTTP at /mcp, served by whichever gateway copy a request reaches.
+//
+// A session is a record in the session store (the API key that opened it and its episode),
+// not a live object: each request gets a transport of its own (the SDK's stateless mode, one
+// transport per request) and a server bound to the request's caller and the session's
+// episode (servers are reused, see mcp-server-pool.ts). The session id is checked here against
+// the store, so a session opened on one copy is served by another, still only with the key
+// that opened it (another key: 403), and a DELETE ends it for every copy.
+//
+// Every answer travels on the response of the POST that asked: the tools send no
+// notifications and make no requests of the client, so there is no server-sent stream to
+// hold. GET (a client asking for one) is answered 405, which the protocol provides for a
+// server that offers none; a client's GET and its POSTs therefore never need the same copy.
 import { randomBytes, randomUUID } from "node:crypto";
 import { CairnError } from "@cairn/contracts";
 import type { Logger } from "@cairn/telemetry";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
@@ -13,6 +22,8 @@ import type { Operations } from "../operations/create-operations.ts";
 import { sendProblem, toProblem } from "../rest/problem.ts";
 import { retryAfterOf } from "../retries.ts";
 import { createServer } from "./create-server.ts";
+import { createMcpServerPool } from "./mcp-server-pool.ts";
+import { createLocalMcpSessionStore, type McpSession, type McpSessionStore } from "./mcp-session-store.ts";
 
 export type McpRouteDeps = {
   ops: Operations;
@@ -20,14 +31,9 @@ export type McpRouteDeps = {
   logger: Logger;
   /** A session unused this long is closed; the client starts a new one. */
   sessionIdleMs: number;
+  /** Where sessions are kept (default: this copy's memory only; the gateway service shares them in Redis). */
+  sessions?: McpSessionStore | undefined;
   version: string;
-};
-
-type Session = {
-  transport: StreamableHTTPServerTransport;
-  server: McpServer;
-  keyId: string;
-  lastSeen: number;
 };
 
 function opensSession(body: unknown): boolean {
@@ -35,58 +41,83 @@ function opensSession(body: unknown): boolean {
   return isInitializeRequest(body);
 }
 
-export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): { sessionCount: () => number } {
-  const sessions = new Map<string, Session>();
+const path = "/mcp";
 
-  const sweep = setInterval(
-    () => {
-      const cutoff = Date.now() - deps.sessionIdleMs;
-      for (const [id, session] of sessions) {
-        if (session.lastSeen < cutoff) {
-          sessions.delete(id);
-          void session.transport.close().catch(() => {});
-        }
-      }
-    },
-    Math.min(60_000, deps.sessionIdleMs),
-  );
-  sweep.unref();
+/** The session a request names, if it exists and is the caller's; otherwise why not. */
+async function sessionOf(
+  sessions: McpSessionStore,
+  sessionId: string,
+  caller: Caller,
+): Promise<{ session: McpSession } | { refusal: unknown }> {
+  let session: McpSession | undefined;
+  try {
+    session = await sessions.find(sessionId);
+  } catch (error) {
+    return { refusal: error };
+  }
+  if (!session) {
+    return {
+      refusal: new CairnError("not_found", "no such MCP session (it may have expired)", {
+        hint: "start a new session with an initialize request",
+      }),
+    };
+  }
+  if (session.keyId !== caller.keyId) {
+    return {
+      refusal: new CairnError("forbidden", "this MCP session belongs to another API key", {
+        hint: "start your own session with an initialize request",
+      }),
+    };
+  }
+  return { session };
+}
+
+export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): void {
+  const ownStore = deps.sessions === undefined;
+  const sessions = deps.sessions ?? createLocalMcpSessionStore({ idleMs: deps.sessionIdleMs });
+  const servers = createMcpServerPool({
+    ops: deps.ops,
+    build: (binding) => createServer(binding, deps.version),
+  });
 
   app.addHook("onClose", async () => {
-    clearInterval(sweep);
-    await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => {})));
-    sessions.clear();
+    if (ownStore) sessions.close();
   });
 
   app.route({
     method: ["GET", "POST", "DELETE"],
-    url: "/mcp",
+    url: path,
     handler: async (request, reply) => {
       const caller = deps.callerOf(request);
       if (!caller) return sendProblem(reply, new CairnError("unauthenticated", "an API key is required"));
+      if (request.method === "GET") {
+        reply.header("Allow", "POST, DELETE");
+        return sendProblem(
+          reply,
+          new CairnError("method_not_allowed", "this MCP endpoint sends no server-initiated stream (GET)", {
+            hint: "send requests with POST: each answer comes on its own response",
+          }),
+          path,
+        );
+      }
       const header = request.headers["mcp-session-id"];
       const sessionId = Array.isArray(header) ? header[0] : header;
-      let session: Session | undefined;
+      let id: string;
+      let session: McpSession;
+      let opened = false;
       if (sessionId !== undefined) {
-        session = sessions.get(sessionId);
-        if (!session) {
-          return sendProblem(
-            reply,
-            new CairnError("not_found", "no such MCP session (it may have expired)", {
-              hint: "start a new session with an initialize request",
-            }),
-            "/mcp",
-          );
+        const found = await sessionOf(sessions, sessionId, caller);
+        if ("refusal" in found) return sendProblem(reply, found.refusal, path);
+        if (request.method === "DELETE") {
+          try {
+            await sessions.end(sessionId);
+          } catch (error) {
+            return sendProblem(reply, error, path);
+          }
+          return reply.code(200).send();
         }
-        if (session.keyId !== caller.keyId) {
-          return sendProblem(
-            reply,
-            new CairnError("forbidden", "this MCP session belongs to another API key", {
-              hint: "start your own session with an initialize request",
-            }),
-            "/mcp",
-          );
-        }
+        id = sessionId;
+        session = found.session;
       } else {
         if (request.method !== "POST" || !opensSession(request.body)) {
           return sendProblem(
@@ -94,53 +125,60 @@ export function registerMcpRoute(app: FastifyInstance, deps: McpRouteDeps): { se
             new CairnError("validation_failed", "no MCP session: send an initialize request first", {
               hint: "the Mcp-Session-Id header is missing",
             }),
-            "/mcp",
+            path,
           );
         }
+        id = randomBytes(32).toString("base64url");
         // The session is an episode: what its memories were written in (not the session id,
         // which authenticates and must not be stored).
-        const episode = `mcp-session-${randomUUID()}`;
-        const server = createServer({ ops: deps.ops, caller, episode }, deps.version);
-        const fresh: Session = {
-          server,
-          keyId: caller.keyId,
-          lastSeen: Date.now(),
-          transport: new StreamableHTTPServerTransport({
-            sessionIdGenerator: () => randomBytes(32).toString("base64url"),
-            enableJsonResponse: true,
-            onsessioninitialized: (id) => {
-              sessions.set(id, fresh);
-            },
-            onsessionclosed: (id) => {
-              sessions.delete(id);
-            },
-          }),
-        };
-        fresh.transport.onclose = () => {
-          if (fresh.transport.sessionId) sessions.delete(fresh.transport.sessionId);
-        };
-        await server.connect(fresh.transport);
-        session = fresh;
+        session = { keyId: caller.keyId, episode: `mcp-session-${randomUUID()}` };
+        try {
+          await sessions.open(id, session);
+        } catch (error) {
+          return sendProblem(reply, error, path);
+        }
+        opened = true;
       }
-      session.lastSeen = Date.now();
+
+      const { server, binding } = servers.acquire({ caller, episode: session.episode });
+      // Stateless in the SDK's terms: the session is checked above, against the shared store.
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
       reply.hijack();
+      // What the guard set (RateLimit-*) and the session id go out with the transport's answer.
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) reply.raw.setHeader(name, value);
+      }
+      reply.raw.setHeader("mcp-session-id", id);
       try {
-        await session.transport.handleRequest(request.raw, reply.raw, request.body);
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
       } catch (error) {
         deps.logger.error({ err: error }, "MCP request failed");
         if (!reply.raw.headersSent) {
           const failure = new CairnError("internal", "internal error");
-          const problem = toProblem(failure, "/mcp");
+          const problem = toProblem(failure, path);
           reply.raw.writeHead(problem.status, {
             "content-type": "application/problem+json",
             "retry-after": String(retryAfterOf(failure)),
           });
           reply.raw.end(JSON.stringify(problem));
         }
+      } finally {
+        // A server that did not close cleanly is not handed to another request.
+        if (
+          await server.close().then(
+            () => true,
+            () => false,
+          )
+        )
+          servers.release({ server, binding });
       }
+      // An initialize the transport refused opened nothing a client can use.
+      if (opened && reply.raw.statusCode >= 400) await sessions.end(id).catch(() => {});
       return reply;
     },
   });
-
-  return { sessionCount: () => sessions.size };
 }

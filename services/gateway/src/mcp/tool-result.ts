@@ -20,6 +20,7 @@ const defaultHints: Record<ErrorCode, string> = {
   idempotency_conflict:
     "this idempotency_key was used before for a call with other arguments: pass a new idempotency_key for a new write, or repeat the first call exactly to get its answer",
   unsupported_media_type: "send the request as JSON",
+  method_not_allowed: "use the method the message names",
   unauthenticated: "the API key is missing or revoked; ask an admin for a key",
   rate_limited: "too many calls: wait a little and call again",
   timeout: "Cairn did not answer in time: call again shortly",

@@ -4,7 +4,7 @@ import type { Caller } from "./caller.ts";
 import { afterPositionOf, type OperationsDeps, type ReadOptions } from "./operations-deps.ts";
 
 export async function expandQuery(deps: OperationsDeps, caller: Caller, query: string, options: ReadOptions) {
-  const after = afterPositionOf(deps, caller, options);
+  const after = await afterPositionOf(deps, caller, options);
   const expansion = await deps.backend.expand(caller.principal, query, after);
   return { after, expansion };
 }

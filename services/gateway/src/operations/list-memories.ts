@@ -25,7 +25,7 @@ export async function list(
   },
   options: ReadOptions = {},
 ): Promise<ListResult> {
-  const after = afterPositionOf(deps, caller, options);
+  const after = await afterPositionOf(deps, caller, options);
   const reply = await deps.backend.candidates(caller.principal, {
     query: input.query ?? everything,
     mode: "lexical",

@@ -3,11 +3,11 @@ import type { HistoryReply } from "@cairn/contracts";
 import type { Caller } from "./caller.ts";
 import { afterPositionOf, type OperationsDeps, type ReadOptions } from "./operations-deps.ts";
 
-export function memoryHistory(
+export async function memoryHistory(
   deps: OperationsDeps,
   caller: Caller,
   id: string,
   options: ReadOptions = {},
 ): Promise<HistoryReply> {
-  return deps.backend.history(caller.principal, id, afterPositionOf(deps, caller, options));
+  return deps.backend.history(caller.principal, id, await afterPositionOf(deps, caller, options));
 }

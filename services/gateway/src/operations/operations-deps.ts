@@ -18,13 +18,13 @@ export type OperationsDeps = {
 export type ReadOptions = { consistency?: Consistency; afterPosition?: number | undefined };
 
 /** The position a read waits for: the caller's own last write when strong, or the one it gave. */
-export function afterPositionOf(
+export async function afterPositionOf(
   deps: OperationsDeps,
   caller: Caller,
   options: ReadOptions = {},
-): number | undefined {
+): Promise<number | undefined> {
   const explicit = options.afterPosition;
-  const own = options.consistency === "strong" ? deps.positions.last(caller.keyId) : undefined;
+  const own = options.consistency === "strong" ? await deps.positions.last(caller.keyId) : undefined;
   if (explicit === undefined) return own;
   return own === undefined ? explicit : Math.max(explicit, own);
 }

@@ -15,7 +15,7 @@ export async function read(
   },
   options: ReadOptions = {},
 ): Promise<GetMemoryReply> {
-  const after = afterPositionOf(deps, caller, options);
+  const after = await afterPositionOf(deps, caller, options);
   const reply = await deps.backend.get(caller.principal, { ...target, afterPosition: after });
   if (target.tier !== undefined && reply.document.tier !== target.tier) {
     throw new CairnError(

@@ -5,9 +5,17 @@ import { afterPositionOf, type OperationsDeps, type ReadOptions } from "./operat
 
 /** Reads the key graph as the caller: a question or a key, how many, at the read's position. */
 function keyGraphRead<M extends "recallKeys" | "readKey">(method: M) {
-  return (deps: OperationsDeps, caller: Caller, text: string, limit: number, options: ReadOptions = {}) => {
-    const after = afterPositionOf(deps, caller, options);
-    return deps.backend[method](caller.principal, text, limit, after) as ReturnType<CairnBackend[M]>;
+  return async (
+    deps: OperationsDeps,
+    caller: Caller,
+    text: string,
+    limit: number,
+    options: ReadOptions = {},
+  ) => {
+    const after = await afterPositionOf(deps, caller, options);
+    return (await deps.backend[method](caller.principal, text, limit, after)) as Awaited<
+      ReturnType<CairnBackend[M]>
+    >;
   };
 }
 

@@ -43,7 +43,7 @@ export async function status(deps: OperationsDeps, caller: Caller) {
     services: Object.fromEntries(health),
     ranking: health.find(([s]) => s === "ranking")?.[1].ok ? "ranked" : "search_order",
     pending: { proposals, handoffs },
-    lastWritePosition: deps.positions.last(caller.keyId) ?? null,
+    lastWritePosition: (await deps.positions.last(caller.keyId)) ?? null,
     settings,
     health: doctor,
   };

@@ -19,7 +19,7 @@ export async function write<N extends IngestCommandName>(
 ): Promise<WriteOutcome> {
   const outcome = await deps.backend.command(caller.principal, name, input);
   if (isPlanResult(outcome)) return outcome;
-  deps.positions.record(caller.keyId, outcome.position);
+  await deps.positions.record(caller.keyId, outcome.position);
   // A retry answers exactly what the first attempt did.
   const { replayed: _replayed, ...answer } = outcome;
   return answer;

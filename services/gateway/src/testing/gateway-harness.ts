@@ -14,6 +14,7 @@ import { createHostPolicy, createOriginPolicy } from "../auth/origin-policy.ts";
 import { createRateLimiter } from "../auth/rate-limiter.ts";
 import { createHttpServer } from "../http-server.ts";
 import type { ImportLimits } from "../rest/routes/import.ts";
+import { connectSharedState } from "../shared-state/connect-shared-state.ts";
 
 export const teamKeys = {
   alice: { tenant: "acme", agent: "alice", role: "agent", primary: false },
@@ -48,6 +49,14 @@ export type HarnessOptions = {
   backendTimeoutMs?: number;
   /** What `POST /v1/import` takes (default: the gateway's). */
   importLimits?: ImportLimits;
+  /**
+   * Keep MCP sessions, rate limits, failed-key counts and write positions in this Redis, as
+   * the gateway service does (default: in the process's memory, as one copy alone would).
+   */
+  redisUrl?: string;
+  /** Prefix of those keys (default `cairn:gateway:`): two harnesses with one prefix are two copies. */
+  redisPrefix?: string;
+  mcpSessionIdleMs?: number;
 };
 
 export async function startGatewayHarness(options: HarnessOptions): Promise<GatewayHarness> {
@@ -65,19 +74,36 @@ export async function startGatewayHarness(options: HarnessOptions): Promise<Gate
   }
   const logger = createLogger("gateway", "silent");
   const nc = await connectBus({ url: options.natsUrl, name: "gateway-test" });
+  const rateLimit = options.rateLimit ?? { perMinute: 60_000, burst: 10_000 };
+  const mcpSessionIdleMs = options.mcpSessionIdleMs ?? 30 * 60_000;
+  const state = options.redisUrl
+    ? await connectSharedState({
+        url: options.redisUrl,
+        prefix: options.redisPrefix,
+        logger,
+        rateLimit,
+        authFailures: options.authFailures ?? { limit: 0, windowMs: 1 },
+        mcpSessionIdleMs,
+      })
+    : undefined;
   const app = await createHttpServer({
     nc,
     logger,
     checks: {},
     pool,
     authenticator: createAuthenticator(pool, { cacheMs: 1000 }),
-    rateLimiter: createRateLimiter(options.rateLimit ?? { perMinute: 60_000, burst: 10_000 }),
+    rateLimiter: state?.rateLimiter ?? createRateLimiter(rateLimit),
     originPolicy: createOriginPolicy(options.allowedOrigins ?? []),
     hostPolicy: createHostPolicy(options.allowedHosts ?? [], options.allowedOrigins ?? []),
-    ...(options.authFailures ? { authFailureThrottle: createAuthFailureThrottle(options.authFailures) } : {}),
+    ...(options.authFailures
+      ? { authFailureThrottle: state?.authFailureThrottle ?? createAuthFailureThrottle(options.authFailures) }
+      : {}),
     bodyLimitBytes: options.bodyLimitBytes ?? 256 * 1024,
     backendTimeoutMs: options.backendTimeoutMs ?? 5000,
     ...(options.importLimits ? { importLimits: options.importLimits } : {}),
+    mcpSessionIdleMs,
+    mcpSessions: state?.mcpSessions,
+    positions: state?.positions,
   });
   const address = await app.listen({ host: "127.0.0.1", port: 0 });
   return {
@@ -89,6 +115,7 @@ export async function startGatewayHarness(options: HarnessOptions): Promise<Gate
     nc,
     close: async () => {
       await app.close();
+      state?.close();
       await nc.close();
       await pool.end();
     },
