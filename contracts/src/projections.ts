@@ -51,6 +51,11 @@ export const ProjectionStatusSchema = z.object({
   rebuilding: z.object({ generation: z.number().int().positive(), position: z.number().int() }).nullable(),
   /** What the read model adds (e.g. the embedding model of the vector read model). */
   details: z.record(z.string(), z.unknown()).default({}),
+  /**
+   * The copy of the service that applies it (its instance name; copies share a service's
+   * projections), null while no copy holds it, absent where the runtime does not share them.
+   */
+  appliedBy: z.string().nullable().optional(),
 });
 export type ProjectionStatus = z.infer<typeof ProjectionStatusSchema>;
 

@@ -69,6 +69,7 @@ export function createMaintenanceService(options: MaintenanceServiceOptions = {}
         decorate: options.decorateProjection,
         consumerPrefix: env.CAIRN_MAINTENANCE_CONSUMER_PREFIX,
         settings: projectionSettingsFromEnv(env, "MAINTENANCE"),
+        leases: { databaseUrl: env.CAIRN_DATABASE_URL, role: env.CAIRN_DB_ROLE || undefined, instance },
       }).catch(async (error: unknown) => {
         await pool.end();
         throw error;

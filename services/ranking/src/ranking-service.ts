@@ -96,7 +96,7 @@ export function createRankingService(
   return {
     name: "ranking",
     envSchema: rankingEnvSchema,
-    async start({ env, nc, logger }) {
+    async start({ env, nc, logger, instance }) {
       const config = env as RankingEnv;
       const opened = openRankingProjections(config, logger);
       const runtime = await startProjectionRuntime({
@@ -110,6 +110,7 @@ export function createRankingService(
         decorate: options.decorateProjection,
         consumerPrefix: config.CAIRN_RANKING_CONSUMER_PREFIX,
         settings: projectionSettingsOf(config),
+        leases: { databaseUrl: config.CAIRN_DATABASE_URL, instance },
       }).catch(async (error: unknown) => {
         await opened.close();
         throw error;

@@ -35,7 +35,7 @@ export type SearchServiceOptions = {
 /** `start` of the search service definition (see main.ts); tests start it in-process. */
 export function startSearch(options: SearchServiceOptions = {}) {
   return async (ctx: ServiceContext<SearchEnv>): Promise<StartedService> => {
-    const { env, logger, nc } = ctx;
+    const { env, logger, nc, instance } = ctx;
     const { decorateProjection } = options;
     const opened = await openReadModels(env, logger, options.embedder ? { embedder: options.embedder } : {});
     const subscriptions: Subscription[] = [];
@@ -53,6 +53,11 @@ export function startSearch(options: SearchServiceOptions = {}) {
         live: env.CAIRN_SEARCH_PROJECTIONS.map((n) => `search.${n}` as ProjectionName),
         consumerPrefix: env.CAIRN_SEARCH_CONSUMER_PREFIX,
         settings: projectionSettingsOf(env),
+        leases: {
+          databaseUrl: env.CAIRN_DATABASE_URL,
+          role: env.CAIRN_SEARCH_DATABASE_ROLE || undefined,
+          instance,
+        },
       });
       const models: ReadModels = {
         lexical: opened.lexicalStore,

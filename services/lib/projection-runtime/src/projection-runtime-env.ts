@@ -9,7 +9,8 @@ type Keys<P extends string> =
   | `CAIRN_${P}_RETRY_BASE_MS`
   | `CAIRN_${P}_RETRY_MAX_MS`
   | `CAIRN_${P}_MAX_ATTEMPTS`
-  | `CAIRN_${P}_CATCH_UP_MS`;
+  | `CAIRN_${P}_CATCH_UP_MS`
+  | `CAIRN_${P}_LEASE_CHECK_MS`;
 
 const int = (fallback: number, min: number) => z.coerce.number().int().min(min).default(fallback);
 
@@ -30,6 +31,8 @@ export function projectionRuntimeEnv<P extends string>(
     [`CAIRN_${prefix}_MAX_ATTEMPTS`]: int(6, 1),
     /** How often each projection reads the log for events it was not sent (0: never). */
     [`CAIRN_${prefix}_CATCH_UP_MS`]: int(defaults.catchUpMs ?? 5000, 0),
+    /** How often a copy looks at the other copies and the projections' leases (who applies what). */
+    [`CAIRN_${prefix}_LEASE_CHECK_MS`]: int(2000, 100),
   } as Record<Keys<P>, ReturnType<typeof int>>;
 }
 
@@ -42,6 +45,7 @@ export function projectionSettingsFromEnv<P extends string>(
     batchSize: get("BATCH_SIZE"),
     ackWaitMs: get("ACK_WAIT_MS"),
     catchUpMs: get("CATCH_UP_MS"),
+    leaseCheckMs: get("LEASE_CHECK_MS"),
     retry: { baseMs: get("RETRY_BASE_MS"), maxMs: get("RETRY_MAX_MS"), maxAttempts: get("MAX_ATTEMPTS") },
   };
 }

@@ -25,7 +25,8 @@ import { createDeadLetterStore, type DeadLetterStore } from "./dead-letter-store
 import type { EventLogReader } from "./event-log-reader.ts";
 import { createLiveProjector, type LiveProjector } from "./live-projector.ts";
 import type { Projection } from "./projection.ts";
-import { type ProjectionConsumer, startProjectionConsumer } from "./projection-consumer.ts";
+import { startProjectionConsumer } from "./projection-consumer.ts";
+import { startProjectionLeases } from "./projection-leases.ts";
 import { rebuildIfStale } from "./rebuild-if-stale.ts";
 import { retryDeadLetters } from "./retry-dead-letters.ts";
 import { defaultRetryPolicy, type RetryPolicy } from "./retry-policy.ts";
@@ -38,6 +39,8 @@ export type ProjectionRuntimeSettings = {
   retry?: RetryPolicy;
   /** Period of the catch-up from the log (0: none besides the one at start). */
   catchUpMs?: number;
+  /** How often a copy looks at the projections' leases (with `leases`). */
+  leaseCheckMs?: number;
 };
 
 export type ProjectionRuntimeOptions = {
@@ -57,6 +60,11 @@ export type ProjectionRuntimeOptions = {
   /** Durable consumer names are `<prefix>-<read model>`. */
   consumerPrefix: string;
   settings?: ProjectionRuntimeSettings;
+  /**
+   * Share the projections with the other copies of the service (see projection-leases.ts): this
+   * copy applies only those whose lease it holds. Without it, this copy applies them all.
+   */
+  leases?: { databaseUrl: string; role?: string | undefined; instance: string };
 };
 
 export type ProjectionRuntime = {
@@ -114,63 +122,91 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
     );
   }
 
-  const consumers: ProjectionConsumer[] = [];
-  const timers: NodeJS.Timeout[] = [];
   const catchUps: Promise<unknown>[] = [];
   const refreshing = new AbortController();
   let stopped = false;
   const running = [...projectors.values()].filter((p) => liveNames.has(p.projection.name));
-  if (running.length > 0) {
-    const jsm = await jetstreamManager(nc);
-    const js = jetstream(nc);
-    // What the log holds now is the start-up catch-up's; what is written from here on is the
-    // consumers' (applied in their spans, linked to the publish), not raced by it.
+  const jsm = running.length > 0 ? await jetstreamManager(nc) : undefined;
+  const js = running.length > 0 ? jetstream(nc) : undefined;
+
+  /** Applies a projection here: its consumer, a catch-up from the log, and the periodic one. */
+  async function applyHere(projector: LiveProjector): Promise<() => Promise<void>> {
+    const name = projector.projection.name;
+    // What the log holds now is this catch-up's; what is written from here on is the
+    // consumer's (applied in its spans, linked to the publish), not raced by it.
     const startPosition = await options.log.lastPosition().catch(() => Number.POSITIVE_INFINITY);
-    for (const projector of running) {
-      const name = projector.projection.name;
-      consumers.push(
-        await startProjectionConsumer({
-          nc,
-          js,
-          jsm,
-          stream: eventStreamName,
-          durable: `${options.consumerPrefix}-${name.split(".")[1]}`,
-          filterSubject: `${eventSubjectPrefix}.>`,
-          projector,
-          deadLetters,
-          service: options.service,
-          logger,
-          ackWaitMs: settings.ackWaitMs ?? 30_000,
-          retry,
-        }),
-      );
-      catchUps.push(
-        projector.catchUp(undefined, { through: startPosition }).catch((error: Error) => {
-          projector.reset();
-          logger.warn({ err: error.message, projection: name }, "start-up catch-up failed");
-        }),
-      );
-      const period = settings.catchUpMs ?? 0;
-      if (period > 0) {
-        let busy = false;
-        const timer = setInterval(() => {
-          if (busy || stopped) return;
-          busy = true;
-          projector
-            .catchUp()
-            .catch((error: Error) => {
-              projector.reset();
-              logger.debug({ err: error.message, projection: name }, "catch-up failed");
-            })
-            .finally(() => {
-              busy = false;
-            });
-        }, period);
-        timer.unref();
-        timers.push(timer);
-      }
+    const consumer = await startProjectionConsumer({
+      nc,
+      js: js as NonNullable<typeof js>,
+      jsm: jsm as NonNullable<typeof jsm>,
+      stream: eventStreamName,
+      durable: `${options.consumerPrefix}-${name.split(".")[1]}`,
+      filterSubject: `${eventSubjectPrefix}.>`,
+      projector,
+      deadLetters,
+      service: options.service,
+      logger,
+      ackWaitMs: settings.ackWaitMs ?? 30_000,
+      retry,
+    });
+    const catchUp = projector.catchUp(undefined, { through: startPosition }).catch((error: Error) => {
+      projector.reset();
+      logger.warn({ err: error.message, projection: name }, "start-up catch-up failed");
+    });
+    catchUps.push(catchUp);
+    let timer: NodeJS.Timeout | undefined;
+    let busy: Promise<unknown> | undefined;
+    const period = settings.catchUpMs ?? 0;
+    if (period > 0) {
+      timer = setInterval(() => {
+        if (busy || stopped) return;
+        busy = projector
+          .catchUp()
+          .catch((error: Error) => {
+            projector.reset();
+            logger.debug({ err: error.message, projection: name }, "catch-up failed");
+          })
+          .finally(() => {
+            busy = undefined;
+          });
+      }, period);
+      timer.unref();
     }
+    return async () => {
+      if (timer) clearInterval(timer);
+      await consumer.stop();
+      await Promise.all([catchUp, busy]);
+    };
   }
+
+  const applying = new Map<ProjectionName, Promise<() => Promise<void>>>();
+  const startApplying = async (name: ProjectionName) => {
+    const projector = projectors.get(name);
+    if (!projector || applying.has(name)) return;
+    const started = applyHere(projector);
+    applying.set(name, started);
+    await started;
+  };
+  const stopApplying = async (name: ProjectionName) => {
+    const started = applying.get(name);
+    applying.delete(name);
+    await (await started?.catch(() => undefined))?.();
+  };
+  const leases =
+    options.leases && running.length > 0
+      ? await startProjectionLeases({
+          connectionString: options.leases.databaseUrl,
+          role: options.leases.role,
+          service: options.service,
+          instance: options.leases.instance,
+          names: running.map((p) => p.projection.name),
+          acquired: startApplying,
+          released: stopApplying,
+          logger,
+          ...(settings.leaseCheckMs === undefined ? {} : { checkMs: settings.leaseCheckMs }),
+        })
+      : undefined;
+  if (!leases) for (const projector of running) await startApplying(projector.projection.name);
 
   // Read models built by another version of their projection are rebuilt while they serve.
   for (const projector of running) {
@@ -219,9 +255,10 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
     },
     async status(names) {
       const wanted = (names ?? [...projectors.keys()]).filter((n) => projectors.has(n));
-      const [logPosition, open] = await Promise.all([
+      const [logPosition, open, holders] = await Promise.all([
         options.log.lastCommittedPosition(),
         deadLetters.openCounts(),
+        leases?.holders().catch(() => undefined),
       ]);
       return Promise.all(
         wanted.map(async (name) => {
@@ -239,6 +276,7 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
             deadLetters: open.get(name)?.count ?? 0,
             lastDeadLetterAt: open.get(name)?.lastAt ?? null,
             rebuilding: building ? { generation: building.generation, position: building.checkpoint } : null,
+            appliedBy: holders ? (holders[name] ?? null) : options.leases?.instance,
             details: (await projection.describe?.()) ?? {},
           };
         }),
@@ -302,8 +340,8 @@ export async function startProjectionRuntime(options: ProjectionRuntimeOptions):
     async stop() {
       stopped = true;
       refreshing.abort();
-      for (const t of timers) clearInterval(t);
-      await Promise.all(consumers.map((c) => c.stop()));
+      await leases?.stop();
+      await Promise.all([...applying.keys()].map(stopApplying));
       await Promise.all(catchUps);
     },
   };
