@@ -57,10 +57,12 @@ describe("maintenance: doctor and repair", () => {
       const table = (await inspect.models.vector.servingGeneration()).tableName;
       await cairn.pool.query(`delete from cairn_search.${table} where memory_id = $1`, [lostVector.id]);
       await cairn.pool.query(
-        `insert into cairn_search.${table} (memory_id, tenant, scope, agent, tier, status, kind, project, tags,
-           created_at, updated_at, invalid_at, version, document, text_hash, embedding)
-         select $2::uuid, tenant, scope, agent, tier, status, kind, project, tags, created_at, updated_at, invalid_at,
-                version, jsonb_set(document, '{id}', to_jsonb($2::text)), text_hash, embedding
+        `insert into cairn_search.${table} (audience, episode, episode_order, memory_id, tenant, scope, agent,
+           tier, status, kind, project, tags, created_at, updated_at, invalid_at, version, document, text_hash,
+           embedding)
+         select audience, episode, episode_order, $2::uuid, tenant, scope, agent, tier, status, kind, project,
+                tags, created_at, updated_at, invalid_at, version, jsonb_set(document, '{id}', to_jsonb($2::text)),
+                text_hash, embedding
            from cairn_search.${table} where memory_id = $1`,
         [fine.id, stranger],
       );

@@ -81,6 +81,8 @@ export const DoctorReportSchema = z.object({
       rebuilding: z
         .object({ generation: z.number().int().positive(), position: z.number().int() })
         .nullable(),
+      /** The copy of the service applying it, when copies share the projections. */
+      appliedBy: z.string().nullable().optional(),
     }),
   ),
   consumers: z.array(

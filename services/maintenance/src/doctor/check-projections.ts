@@ -25,6 +25,7 @@ export async function checkProjections(
           lag: p.lag,
           deadLetters: p.deadLetters,
           rebuilding: p.rebuilding,
+          ...(p.appliedBy === undefined ? {} : { appliedBy: p.appliedBy }),
         });
         if (p.deadLetters > 0)
           deadLetters.push({ projection: p.name, count: p.deadLetters, lastAt: p.lastDeadLetterAt });

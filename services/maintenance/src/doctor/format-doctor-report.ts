@@ -16,10 +16,13 @@ export function doctorReportMarkdown(report: DoctorReport): string {
   for (const f of report.findings)
     lines.push(`- ${mark[f.severity]} **${f.code}** ${f.message} (fix: ${f.fix})`);
   lines.push("", "## Log, relay and projections", "");
-  lines.push("| what | position | behind |", "|---|---:|---:|");
-  lines.push(`| log | ${report.log.position} | |`);
-  lines.push(`| relay | ${report.relay.checkpoint} | ${report.relay.backlog} |`);
-  for (const p of report.projections) lines.push(`| ${p.name} | ${p.position} | ${p.lag} |`);
+  lines.push("| what | position | behind | applied by |", "|---|---:|---:|---|");
+  lines.push(`| log | ${report.log.position} | | |`);
+  lines.push(`| relay | ${report.relay.checkpoint} | ${report.relay.backlog} | |`);
+  for (const p of report.projections) {
+    const by = p.appliedBy === undefined ? "" : (p.appliedBy ?? "no copy");
+    lines.push(`| ${p.name} | ${p.position} | ${p.lag} | ${by} |`);
+  }
   if (report.consumers.length > 0) {
     lines.push("", "| consumer | pending | ack pending | redelivered |", "|---|---:|---:|---:|");
     for (const c of report.consumers)
