@@ -31,8 +31,8 @@ world.hooks.splice(0, world.hooks.length, ...world.hooks.filter((step) => !unuse
 // Tagging is most of what compromise costs, and in English a person, place or organisation
 // is written with a capital letter. So only the neighbourhood of a capitalised word is tagged:
 // the word and two words on each side (what compromise's rules look at), within its sentence.
-// The pronoun "I" is no name, and neither is a sentence's first word when compromise's lexicon
-// knows it as something else ("Thanks for that", not "Paris is lovely"). On conversation turns
+// The pronoun "I" is no name, a product of the gazetteer is found without tagging, and a
+// sentence's first word is no name when compromise's lexicon knows it as something else ("Thanks for that", not "Paris is lovely"). On conversation turns
 // this finds the same names as tagging every word, without some lower-case false ones ("my
 // buddy", "a cork board"), at a fraction of the cost.
 const nameTags = new Set(["Person", "Place", "Organization", "ProperNoun"]);
@@ -56,6 +56,11 @@ function mayNameSomething(word: string): boolean {
   });
 }
 
+/** A software or device name of the gazetteer below: found without tagging, no name around it. */
+function isKnownProduct(word: string): boolean {
+  return productCanonical.has(word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "").toLowerCase());
+}
+
 /**
  * The parts of a text that can hold a name, as written (line breaks kept): each capitalised
  * word with its neighbours, the parts set apart so that compromise never joins two into one.
@@ -67,7 +72,12 @@ export function nameBearingText(text: string): string {
     let first = true;
     for (const m of segment.matchAll(/\S+/gu)) {
       const word = m[0];
-      if (capitalised.test(word) && !pronounI.test(word) && (!first || mayNameSomething(word))) {
+      if (
+        capitalised.test(word) &&
+        !pronounI.test(word) &&
+        !isKnownProduct(word) &&
+        (!first || mayNameSomething(word))
+      ) {
         anchors.push(words.length);
       }
       words.push({ start: index + m.index, end: index + m.index + word.length });
@@ -244,10 +254,13 @@ export function extractEntities(content: string, title = ""): Entity[] {
 
   for (const m of withoutUrls.matchAll(tickerPattern)) add("ticker", m[0]);
 
-  const doc = nlp(nameBearingText(withoutUrls.slice(0, nlpMaxChars)));
-  for (const name of doc.people().out("array") as string[]) add("person", name);
-  for (const name of doc.places().out("array") as string[]) add("place", name);
-  for (const name of doc.organizations().out("array") as string[]) add("organisation", name);
+  const nameBearing = nameBearingText(withoutUrls.slice(0, nlpMaxChars));
+  if (nameBearing.length > 0) {
+    const doc = nlp(nameBearing);
+    for (const name of doc.people().out("array") as string[]) add("person", name);
+    for (const name of doc.places().out("array") as string[]) add("place", name);
+    for (const name of doc.organizations().out("array") as string[]) add("organisation", name);
+  }
 
   for (const m of withoutUrls.matchAll(productPattern)) {
     add("product", productCanonical.get(m[0].toLowerCase()) ?? m[0]);
