@@ -90,7 +90,15 @@ beforeAll(async () => {
       description: "/readyz answering 200",
     });
   } catch (error) {
-    throw new Error(`Cairn did not start:\n${all.logs.slice(-40).join("\n")}`, { cause: error });
+    const natsLogs = await Promise.all(
+      cluster.nodes.map(async (node) => {
+        const lines = (await readFile(node.logFile, "utf8").catch(() => "")).trimEnd().split("\n");
+        return `nats ${node.name}:\n${lines.slice(-15).join("\n")}`;
+      }),
+    );
+    throw new Error(`Cairn did not start:\n${all.logs.slice(-40).join("\n")}\n${natsLogs.join("\n")}`, {
+      cause: error,
+    });
   }
   operator = await connectBus({
     url: cluster.url,

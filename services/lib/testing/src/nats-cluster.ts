@@ -1,7 +1,8 @@
 // A throwaway NATS cluster (three nodes unless told otherwise) with JetStream, on 127.0.0.1 at
 // free ports: each node has its store in a temp dir and fsyncs every write, as the deployments
-// do, and routes to every other node. Ready means every node's /healthz answers 200, which a
-// clustered server does once it has a JetStream meta leader. A node can be killed (kill -9) and
+// do, and routes to every other node. Ready means every node's /healthz answers 200 (it knows a
+// JetStream meta leader) and the meta leader counts every running node among its current
+// peers, so a stream can be placed on all of them. A node can be killed (kill -9) and
 // restarted on its ports and store, to see what the cluster does without it.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -117,6 +118,35 @@ async function healthy(monitorPort: number): Promise<boolean> {
   throw new Error(`/healthz answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
 }
 
+type MetaCluster = { leader?: string; replicas?: { name: string; current: boolean }[] };
+
+async function metaCluster(monitorPort: number): Promise<MetaCluster> {
+  const response = await fetch(`http://${host}:${monitorPort}/jsz`, { signal: AbortSignal.timeout(1000) });
+  if (!response.ok) throw new Error(`/jsz answered ${response.status}`);
+  return ((await response.json()) as { meta_cluster?: MetaCluster }).meta_cluster ?? {};
+}
+
+/**
+ * Whether the JetStream meta group's leader counts `name` and every other running node among
+ * its current peers. /healthz answers 200 as soon as a node knows a meta leader, but a node
+ * the leader has not yet added is no place for a stream's replica: a stream asking for one
+ * replica per node is refused ("no suitable peers for placement") until it is.
+ */
+async function inMetaGroup(
+  name: string,
+  monitorPorts: ReadonlyMap<string, number>,
+  running: () => readonly string[],
+): Promise<boolean> {
+  const leader = (await metaCluster(monitorPorts.get(name) as number)).leader;
+  const leaderPort = leader === undefined ? undefined : monitorPorts.get(leader);
+  if (leader === undefined || leaderPort === undefined) return false;
+  const current = new Set(
+    ((await metaCluster(leaderPort)).replicas ?? []).filter((peer) => peer.current).map((peer) => peer.name),
+  );
+  current.add(leader);
+  return running().every((node) => current.has(node)) && current.has(name);
+}
+
 class PortTakenError extends Error {}
 
 async function startOnce(options: StartNatsClusterOptions): Promise<NatsClusterHandle> {
@@ -141,6 +171,8 @@ async function startOnce(options: StartNatsClusterOptions): Promise<NatsClusterH
     ready: (server: RunningServer) => Promise<void>;
   };
   const members: Member[] = [];
+  const monitorPorts = new Map(ports.map((p, i) => [`n${i + 1}`, p.monitorPort]));
+  const runningNames = () => members.filter((m) => m.state === "running").map((m) => m.node.name);
   for (const [i, nodePorts] of ports.entries()) {
     const name = `n${i + 1}`;
     const dir = join(temp.path, name);
@@ -163,11 +195,12 @@ async function startOnce(options: StartNatsClusterOptions): Promise<NatsClusterH
           logFile,
         }),
       ready: (server) =>
-        waitUntilReady(server, () => healthy(nodePorts.monitorPort), {
-          name: `nats ${name}`,
-          logFile,
-          timeoutMs,
-        }),
+        waitUntilReady(
+          server,
+          async () =>
+            (await healthy(nodePorts.monitorPort)) && (await inMetaGroup(name, monitorPorts, runningNames)),
+          { name: `nats ${name}`, logFile, timeoutMs },
+        ),
       node: {
         name,
         url: `nats://${host}:${nodePorts.port}`,
