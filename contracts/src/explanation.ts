@@ -19,6 +19,11 @@ export const SearchExplanationSchema = z.object({
     coverage: z.number().nullable(),
     /** The weight the vector part had in `fused`. */
     vectorWeight: z.number().nullable(),
+    /**
+     * True when it held too little of the query to pass the relevance floor by its words, and
+     * came back because it meets what the question asks (see `intent`).
+     */
+    belowFloor: z.boolean().optional(),
   }),
   /** Relevance received from a neighbour in its episode: from which memory, and how much. */
   episode: z.object({ from: IdSchema, boost: z.number() }).nullable(),

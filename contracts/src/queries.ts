@@ -84,6 +84,12 @@ export const CandidatesRequestSchema = z
      * episode (the memory just before and after). On by default; off measures a retriever alone.
      */
     episodes: z.boolean().default(true),
+    /**
+     * What becomes of candidates below the tenant's relevance floor: left out (`drop`), or
+     * kept and marked `belowFloor` (`mark`) for a caller that re-ranks them and keeps only those
+     * that meet enough of what the question asks (the rule: memory-model's relevance-floor).
+     */
+    belowFloor: z.enum(["drop", "mark"]).default("drop"),
     /** Read-your-writes: answer once the projections the mode needs have applied this log position. */
     afterPosition: z.number().int().nonnegative().optional(),
     /** How long to wait for `afterPosition` before failing with `timeout` (default: the service's). */
@@ -126,6 +132,11 @@ export const CandidateScoresSchema = z.object({
    * one that matched): from which memory, and how much of `fused` it is.
    */
   episode: z.object({ from: IdSchema, boost: z.number().nonnegative() }).optional(),
+  /**
+   * Holds too little of the query to pass the relevance floor by its words; present only when
+   * the request asked to `mark` such candidates rather than leave them out.
+   */
+  belowFloor: z.literal(true).optional(),
 });
 export type CandidateScores = z.infer<typeof CandidateScoresSchema>;
 
@@ -149,7 +160,7 @@ export const CandidatesReplySchema = z.object({
   synonymsApplied: z.array(z.string()),
   /** The weight the vector part had in `fused` (0 without vectors, 1 without text). */
   vectorWeight: z.number().min(0).max(1).optional(),
-  /** Candidates left out because they held too little of the query (the relevance floor). */
+  /** Candidates below the relevance floor: left out, or marked when the request asked so. */
   belowFloor: z.number().int().nonnegative().optional(),
   /**
    * Hybrid only: retrievers that could not run (their read model unreachable, or the vector

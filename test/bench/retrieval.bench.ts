@@ -1,6 +1,7 @@
 // `pnpm bench retrieval [--data DIR] [--mode lexical|vector|hybrid|full|all] [--json]
 //                       [--nats URL] [--candidates N] [--questions N] [--factors off]
-//                       [--expansions off] [--intent off|WEIGHT] [--dump FILE]`
+//                       [--expansions off] [--intent off|WEIGHT] [--floor SHARE]
+//                       [--dump FILE]`
 //
 // Stores every turn of LoCoMo-format conversations as one memory through the real write
 // path (the ingest RPC), then asks every question of categories 1-4 through the real read
@@ -29,6 +30,7 @@ import {
   type CandidateScores,
   commandRpc,
   defaultRankingWeights,
+  defaultRetrievalSettings,
   healthRpc,
   isCairnError,
   type Principal,
@@ -69,6 +71,8 @@ type Options = {
   expansionsOff: boolean;
   /** The bench tenants' intent weight (`off` = 1: no query understanding); undefined: the default. */
   intentWeight: number | undefined;
+  /** The tenants' relevance floor (`retrieval.relevanceFloor`); undefined: the default. */
+  floor: number | undefined;
 };
 
 function option(args: string[], name: string): string | undefined {
@@ -95,7 +99,15 @@ function parseOptions(args: string[]): Options {
     factorsOff: option(args, "--factors") === "off",
     expansionsOff: option(args, "--expansions") === "off",
     intentWeight: intentOption(option(args, "--intent")),
+    floor: floorOption(option(args, "--floor")),
   };
+}
+
+function floorOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const floor = Number(value);
+  if (!(floor >= 0 && floor <= 1)) throw new Error("--floor is a share of the query between 0 and 1");
+  return floor;
 }
 
 function intentOption(value: string | undefined): number | undefined {
@@ -225,6 +237,13 @@ async function storeConversation(
     });
     position = changed.position;
   }
+  if (options.floor !== undefined) {
+    const changed = await call(nc, commandRpc("tenant.change_settings"), {
+      principal,
+      settings: { retrieval: { ...defaultRetrievalSettings, relevanceFloor: options.floor } },
+    });
+    position = Math.max(position, changed.position);
+  }
   const started = performance.now();
   let done = 0;
   await pooled(conversation.turns, concurrency, async (turn) => {
@@ -330,6 +349,7 @@ async function ask(
     mode: "hybrid",
     candidateK,
     expansions: expansion.terms,
+    belowFloor: "mark",
   });
   const reranked = await call(nc, rankingRpcs.rerank, {
     principal,
@@ -467,6 +487,7 @@ export async function run(args: string[]): Promise<void> {
     factors: options.factorsOff ? "off" : "tenant defaults",
     expansions: options.expansionsOff ? "off" : "on",
     intent: options.intentWeight === undefined ? "tenant defaults" : options.intentWeight,
+    relevanceFloor: options.floor ?? defaultRetrievalSettings.relevanceFloor,
     repeatedTurns: stored.reduce((n, s) => n + s.repeated, 0),
     baseline: {
       ...baseline.figures,
@@ -490,6 +511,7 @@ export async function run(args: string[]): Promise<void> {
     options.factorsOff ? "; ranking factors off" : "",
     options.intentWeight === undefined ? "" : `; intent weight ${options.intentWeight}`,
     options.expansionsOff ? "; expansions off" : "",
+    options.floor === undefined ? "" : `; relevance floor ${options.floor}`,
   ].join("");
   report(`Retrieval on ${options.data} (evidence recall; latency per query${factors})`, rows, summary, args);
 }

@@ -29,6 +29,7 @@ import {
   type Tier,
   type WriteResult,
 } from "@cairn/contracts";
+import { passesFloor } from "@cairn/memory-model";
 import type { Logger } from "@cairn/telemetry";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { z } from "zod";
@@ -135,7 +136,7 @@ function withoutReplayMark(result: WriteResult): WriteResult {
 
 /** What ranking is sent of a candidate: its scores (a candidate read with its document keeps it here). */
 function scoresOf(candidate: CandidateScores): CandidateScores {
-  const { id, lexical, vector, fused, coverage, episode } = candidate;
+  const { id, lexical, vector, fused, coverage, episode, belowFloor } = candidate;
   return {
     id,
     lexical,
@@ -143,6 +144,7 @@ function scoresOf(candidate: CandidateScores): CandidateScores {
     fused,
     ...(coverage === undefined ? {} : { coverage }),
     ...(episode === undefined ? {} : { episode }),
+    ...(belowFloor === undefined ? {} : { belowFloor }),
   };
 }
 
@@ -275,7 +277,10 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
       } catch (error) {
         if (!isNoResponder(error)) throw error;
         options.logger?.debug({ subject: rankingRpcs.rerank.subject }, "ranking unavailable; search order");
-        const ranked = list.slice(0, limit).map((candidate) => ({
+        // Without ranking's understanding of the question, what search marked below the
+        // relevance floor stays out.
+        const returnable = list.filter((candidate) => passesFloor(candidate, undefined));
+        const ranked = returnable.slice(0, limit).map((candidate) => ({
           candidate,
           score: candidate.fused,
           factors: null,

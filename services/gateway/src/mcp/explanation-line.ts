@@ -20,7 +20,10 @@ export function explanationLine(e: SearchExplanation): string {
   const r = e.relevance;
   if (r.lexical) parts.push(`words BM25 ${fixed(r.lexical.score)} (#${r.lexical.rank})`);
   if (r.vector) parts.push(`meaning cosine ${fixed(r.vector.score)} (#${r.vector.rank})`);
-  if (r.coverage !== null) parts.push(`holds ${Math.round(r.coverage * 100)}% of the query`);
+  if (r.coverage !== null)
+    parts.push(
+      `holds ${Math.round(r.coverage * 100)}% of the query${r.belowFloor ? " (below the relevance floor; kept for what it meets of the question)" : ""}`,
+    );
   if (e.episode) parts.push(`+${fixed(e.episode.boost)} from episode neighbour ${e.episode.from}`);
   const intent = intentPart(e.intent);
   if (intent) parts.push(intent);

@@ -41,6 +41,7 @@ export async function context(
       expansions: expansion.skip ? [] : expansion.terms,
       mode: "hybrid",
       candidateK: deps.rerankCandidates ?? 200,
+      belowFloor: "mark",
       filters: {
         tier: "memory",
         status: ["active"],

@@ -19,6 +19,7 @@ export function explainResult(
       vector: candidate.vector,
       coverage: candidate.coverage ?? null,
       vectorWeight: reply.vectorWeight ?? null,
+      ...(candidate.belowFloor ? { belowFloor: true } : {}),
     },
     episode: candidate.episode ?? null,
     expansions: [...expansions],

@@ -64,6 +64,8 @@ export async function search(
     expansions: expansion.terms,
     mode: input.mode ?? "hybrid",
     candidateK: Math.min(500, Math.max(limit * 3, deps.rerankCandidates ?? 200)),
+    // Ranking judges what holds few of the question's words (the relevance floor's second step).
+    belowFloor: "mark" as const,
     filters: {
       tier: input.tier ?? "memory",
       ...(input.status ? { status: input.status } : {}),

@@ -13,6 +13,7 @@ export {
 } from "./memory-events.ts";
 export { isMemoryFoldError, MemoryFoldError } from "./memory-fold-error.ts";
 export { memoryIdOfStream, memoryStreamId } from "./memory-stream-id.ts";
+export { type FloorOptions, floorQuestionFit, passesFloor, splitAtFloor } from "./relevance-floor.ts";
 export { canReview, isReviewer, reviewRuleText } from "./review.ts";
 export type { TenantSettingsChange } from "./tenant-settings.ts";
 export { evolveTenantSettings, foldTenantSettings } from "./tenant-settings.ts";

@@ -9,6 +9,7 @@ import {
   type RankingWeights,
   type RerankCandidate,
 } from "@cairn/contracts";
+import { passesFloor } from "@cairn/memory-model";
 import { diversify } from "./diversify.ts";
 import {
   ageInDays,
@@ -114,8 +115,11 @@ export function rerankCandidates(input: RerankInput): RankedResult[] {
       terms: new Set(documentTerms[i]),
     };
   });
-  return diversify(scored, input.k).map(({ index, diversity }) => {
-    const item = scored[index] as (typeof scored)[number];
+  // The relevance floor's second step: a candidate search marked below it stays only when it
+  // meets enough of what the question asks.
+  const returnable = scored.filter((item) => passesFloor(item.candidate, item.intent?.fit));
+  return diversify(returnable, input.k).map(({ index, diversity }) => {
+    const item = returnable[index] as (typeof scored)[number];
     const result: RankedResult = { ...item.candidate, score: item.score * diversity };
     if (input.explain) {
       result.factors = { ...item.factors, diversity };

@@ -137,6 +137,34 @@ describe("rerankCandidates", () => {
     expect(far.map((r) => r.id)).toEqual([uuid(1), uuid(2)]);
   });
 
+  it("returns a memory search marked below the relevance floor only when it fits what the question asks", () => {
+    const [kept, speakerLine, filler] = inOrder(["alpha", 0.5], ["beta", 0.02], ["gamma", 0.03]);
+    const below = (c: Candidate | undefined): Candidate => ({ ...(c as Candidate), belowFloor: true });
+    const fit = (share: number) => ({
+      asks: null,
+      times: [],
+      names: share > 0 ? ["Jon"] : [],
+      answers: null,
+      inTime: share >= 1 ? true : null,
+      fit: share,
+    });
+    const intentOf = (id: string) => (id === uuid(2) ? fit(1) : fit(0));
+    const results = rerank([kept as Candidate, below(speakerLine), below(filler)], {
+      k: 3,
+      explain: false,
+      intentOf,
+    });
+    expect(results.map((r) => r.id)).toEqual([uuid(1), uuid(2)]);
+    expect(results[1]?.belowFloor).toBe(true);
+    // Meeting less than half of what it asks is not enough.
+    const weak = rerank([kept as Candidate, below(speakerLine)], {
+      k: 3,
+      explain: false,
+      intentOf: () => fit(0.34),
+    });
+    expect(weak.map((r) => r.id)).toEqual([uuid(1)]);
+  });
+
   it("does not let near-duplicates fill the list", () => {
     const candidates = inOrder(
       ["deploy the api with blue green switch on friday", 0.033],

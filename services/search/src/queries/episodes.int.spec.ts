@@ -89,5 +89,17 @@ describe("episodes", () => {
     expect(ids).not.toContain(answer.id);
     expect(ids).not.toContain(noise.id);
     expect(found.belowFloor).toBeGreaterThanOrEqual(1);
+
+    // A caller that re-ranks asks to have them marked instead, for ranking to judge.
+    const marked = await search.candidates({
+      principal: alice,
+      query: "what breed is the dog",
+      mode: "hybrid",
+      belowFloor: "mark",
+    });
+    const byId = new Map(marked.candidates.map((c) => [c.id, c]));
+    expect(byId.get(match.id)?.belowFloor).toBeUndefined();
+    expect(byId.get(noise.id)?.belowFloor).toBe(true);
+    expect(marked.belowFloor).toBe(found.belowFloor);
   });
 });

@@ -23,6 +23,7 @@ import {
   type RetrievalSettings,
   type RetrieverName,
 } from "@cairn/contracts";
+import { splitAtFloor } from "@cairn/memory-model";
 import { waitForPosition } from "@cairn/projection-runtime";
 import { type Attributes, getTracer, recallStageHistogram, type Span, startSpan } from "@cairn/telemetry";
 import { prepareBm25 } from "@cairn/text-analysis";
@@ -32,7 +33,6 @@ import { fuseRelevance, type RankedHit } from "./fuse-relevance.ts";
 import { lexicalText } from "./lexical-query.ts";
 import { loadDocuments } from "./load-documents.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
-import { aboveFloor } from "./relevance-floor.ts";
 import { lexicalFilterClauses, vectorFilter } from "./search-filters.ts";
 import { type SpreadOptions, spreadEpisodes } from "./spread-episodes.ts";
 import { onActiveGeneration, readModelError } from "./store-errors.ts";
@@ -75,7 +75,13 @@ async function stage<T>(
   }
 }
 
-type Relevance = { vectorWeight: number; floor: number; closeSimilarity: number };
+type Relevance = {
+  vectorWeight: number;
+  floor: number;
+  closeSimilarity: number;
+  /** Candidates below the floor: left out, or marked for the caller's re-ranking to judge. */
+  belowFloor: "drop" | "mark";
+};
 
 /**
  * Score fusion as the `fusion` stage, with its input and output counts: the fused relevance,
@@ -101,14 +107,21 @@ function fuse(
       }
       const places = new Map<string, EpisodePlace | null>();
       for (const hit of [...(vector ?? []), ...(lexical?.hits ?? [])]) places.set(hit.id, hit.place);
-      const { kept, dropped } = aboveFloor(fused, relevance);
-      const spread = episodes ? await spreadEpisodes(kept, (id) => places.get(id) ?? null, episodes) : kept;
-      const candidates = spread.slice(0, k);
+      const { above, below } = splitAtFloor(fused, relevance);
+      const marked = new Set(relevance.belowFloor === "mark" ? below.map((c) => c.id) : []);
+      const listed = marked.size === 0 ? above : fused;
+      // Only a memory above the floor gives its neighbours a share; a marked one that receives
+      // a share is above the floor as their neighbour.
+      const placeOf = (id: string) => (marked.has(id) ? null : (places.get(id) ?? null));
+      const spread = episodes ? await spreadEpisodes(listed, placeOf, episodes) : listed;
+      const candidates = spread
+        .slice(0, k)
+        .map((c) => (marked.has(c.id) && c.episode === undefined ? { ...c, belowFloor: true as const } : c));
       span.setAttribute("cairn.candidates.count", candidates.length);
-      span.setAttribute("cairn.candidates.below_floor", dropped);
+      span.setAttribute("cairn.candidates.below_floor", below.length);
       return {
         candidates,
-        belowFloor: dropped,
+        belowFloor: below.length,
         vectorWeight: relevance.vectorWeight,
         ...(lexical?.documents ? { documents: lexical.documents } : {}),
       };
@@ -386,6 +399,7 @@ export async function rankCandidates(models: ReadModels, asked: ParsedCandidates
     vectorWeight,
     floor: retrieval.relevanceFloor,
     closeSimilarity: models.queryEmbedder.closeSimilarity,
+    belowFloor: request.belowFloor,
   });
   const episodes = await episodeSpread(models, request, retrieval, views);
   if (request.mode === "lexical") {

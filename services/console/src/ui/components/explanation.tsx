@@ -24,7 +24,10 @@ export function Explanation({ explanation: e }: { explanation: SearchExplanation
               Meaning (vectors):{" "}
               {r.vector ? `rank ${r.vector.rank}, similarity ${num(r.vector.score)}` : "did not match"}
             </li>
-            <li>Query terms held: {r.coverage === null ? "—" : `${Math.round(r.coverage * 100)} %`}</li>
+            <li>
+              Query terms held: {r.coverage === null ? "—" : `${Math.round(r.coverage * 100)} %`}
+              {r.belowFloor ? " (below the relevance floor: kept because it fits the question)" : ""}
+            </li>
             <li>Vector weight: {num(r.vectorWeight)}</li>
           </ul>
         </section>
