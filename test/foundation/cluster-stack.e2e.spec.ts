@@ -22,6 +22,7 @@ import {
   startNatsCluster,
   startPostgres,
   startRedis,
+  streamLeader,
   waitFor,
 } from "@cairn/testing";
 import {
@@ -153,12 +154,10 @@ describe("Cairn on a three-node NATS cluster", () => {
   });
 
   it("writes and finds memories while the server that led the event stream is down", async () => {
-    const leaderName = (await jsm.streams.info(eventStreamName)).cluster?.leader;
-    const leader = cluster.nodes.find((node) => node.name === leaderName);
-    expect(leader, `leader ${leaderName}`).toBeDefined();
+    const leader = await streamLeader(cluster, jsm, eventStreamName);
     // Left down for the rest of the file: what a server does when it comes back is for
     // test/foundation/event-stream-replicas.int.spec.ts.
-    await leader?.kill();
+    await leader.kill();
     // A service connected to the killed server reconnects to another within moments; a
     // request in between is a 503 with Retry-After, and a client sends it again with the same
     // idempotency key.

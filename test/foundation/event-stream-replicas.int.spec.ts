@@ -23,6 +23,7 @@ import {
   type NatsHandle,
   startNats,
   startNatsCluster,
+  streamLeader,
 } from "@cairn/testing";
 import {
   type ConsumerInfo,
@@ -245,10 +246,9 @@ describe("the event stream on a three-node JetStream cluster", () => {
   it("goes on taking events, in order and without loss, while the server that led it is down", async () => {
     const js = jetstream(ingest);
     const before = (await jsm.streams.info(eventStreamName)).state.last_seq;
-    const leaderName = (await jsm.streams.info(eventStreamName)).cluster?.leader;
-    const leader = cluster.nodes.find((node) => node.name === leaderName);
-    expect(leader, `leader ${leaderName}`).toBeDefined();
-    await leader?.kill();
+    const leader = await streamLeader(cluster, jsm, eventStreamName);
+    const leaderName = leader.name;
+    await leader.kill();
 
     // The two servers left elect a new leader; until then a publish is not acknowledged.
     const acked: number[] = [];
@@ -275,7 +275,7 @@ describe("the event stream on a three-node JetStream cluster", () => {
     expect(during.state.last_seq).toBe(before + 5);
 
     // Back, the server catches up with what was written without it.
-    await leader?.restart();
+    await leader.restart();
     await expect
       .poll(
         async () => {

@@ -20,6 +20,7 @@ export {
   type NatsClusterNode,
   type StartNatsClusterOptions,
   startNatsCluster,
+  streamLeader,
 } from "./nats-cluster.ts";
 export {
   type DropDatabaseOptions,
