@@ -84,6 +84,42 @@ describe("ranking.rerank", () => {
     expect(deep?.factors?.depth).toBeGreaterThan(1);
   });
 
+  test("a memory about what the tenant keeps writing about has attention and a hot topic; many candidates' words are all read", async ({
+    ranking: h,
+  }) => {
+    const topical = { id: randomUUID(), content: "Kubernetes cluster upgrades need a drained node first." };
+    const quiet = { id: randomUUID(), content: "Quarterly budget spreadsheet lives in finance." };
+    await h.publish(recorded(topical));
+    await h.publish(recorded(quiet));
+    let position = 0;
+    for (let i = 0; i < 4; i += 1)
+      position = await h.publish(
+        recorded({ id: randomUUID(), content: `Kubernetes cluster note ${i}: upgrades and nodes.` }),
+      );
+    // Candidates with more distinct words than one command should carry (64 read of each).
+    const word = (i: number, j: number) => `w${i.toString(36)}x${j.toString(36)}q`;
+    const many = Array.from({ length: 30 }, (_, i) => ({
+      id: randomUUID(),
+      content: Array.from({ length: 70 }, (_, j) => word(i, j)).join(" "),
+    }));
+    for (const spec of many) position = await h.publish(recorded(spec));
+    const reply = await h.request(rankingRpcs.rerank, {
+      query: "kubernetes cluster upgrades",
+      candidates: [topical, quiet, ...many].map((spec, i) => candidateOf(spec, i + 1)),
+      k: 40,
+      explain: true,
+      afterPosition: position,
+    });
+    const signalsOf = (id: string) => reply.results.find((r) => r.id === id)?.signals;
+    expect(signalsOf(topical.id)?.attention).toBeGreaterThan(0);
+    expect(signalsOf(topical.id)?.hotTopic).toBeGreaterThan(0);
+    expect(signalsOf(topical.id)?.attention).toBeGreaterThan(signalsOf(quiet.id)?.attention ?? 1);
+    expect(signalsOf(topical.id)?.hotTopic).toBeGreaterThan(signalsOf(quiet.id)?.hotTopic ?? 1);
+    // Every one of the 32 candidates came back with its signals, its words read too.
+    expect(reply.results).toHaveLength(32);
+    for (const spec of many) expect(signalsOf(spec.id)?.attention).toBeGreaterThan(0);
+  });
+
   test("decay: with time the fresher memory wins; weight 1 turns decay off", async ({ ranking: h }) => {
     const old = { id: randomUUID(), content: "Deploys go through the blue-green switch." };
     const fresh = { id: randomUUID(), content: "Deploys go through the canary release pipeline." };

@@ -1,5 +1,7 @@
-// Reads the signals of a set of memories from the signals read model, in few round trips (the
-// per-memory reads as one pipeline, traced as one span).
+// Reads the signals of a set of memories from the signals read model in one round trip: a
+// script reads every memory's feedback, recalls and depth and the terms' attention and heat
+// inside Redis (one command to send and one reply to parse, not three per memory), traced as
+// one span.
 import { getTracer, startBatchSpan } from "@cairn/telemetry";
 import { depthAt } from "../projections/signals/signal-math.ts";
 import { termHeat } from "../rerank/ranking-factors.ts";
@@ -8,29 +10,65 @@ import type { RequestContext } from "./ranking-context.ts";
 
 const tracer = getTracer("@cairn/ranking");
 
+/**
+ * KEYS: the attention and hot sorted sets, then each memory's feedback, recalls and depth
+ * hashes. ARGV: the terms. Answers the terms' attention and heat scores, the highest of each
+ * (member, score), then per memory its feedback (field, value, …), its recalls (count, lastAt,
+ * reads, lastReadAt) and its depth (value, at).
+ */
+const signalsScript = `
+local function scores(key)
+  local out = {}
+  local i = 1
+  while i <= #ARGV do
+    local last = math.min(i + 999, #ARGV)
+    local chunk = redis.call('ZMSCORE', key, unpack(ARGV, i, last))
+    for j = 1, last - i + 1 do out[#out + 1] = chunk[j] end
+    i = last + 1
+  end
+  return out
+end
+local reply = {
+  scores(KEYS[1]),
+  scores(KEYS[2]),
+  redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES'),
+  redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES'),
+}
+for k = 3, #KEYS, 3 do
+  reply[#reply + 1] = redis.call('HGETALL', KEYS[k])
+  reply[#reply + 1] = redis.call('HMGET', KEYS[k + 1], 'count', 'lastAt', 'reads', 'lastReadAt')
+  reply[#reply + 1] = redis.call('HMGET', KEYS[k + 2], 'value', 'at')
+end
+return reply
+`;
+
+type Field = string | null;
+
 export async function loadSignals(
   ctx: RequestContext,
   tenant: string,
   memories: { id: string; terms: string[] }[],
 ): Promise<Map<string, CandidateSignals>> {
+  const out = new Map<string, CandidateSignals>();
+  if (memories.length === 0) return out;
   const paths = ctx.layout.signals(tenant);
   const now = ctx.clock();
-  const pipeline = ctx.redis.pipeline();
-  for (const m of memories) {
-    pipeline.hgetall(paths.feedback(m.id));
-    pipeline.hmget(paths.recalls(m.id), "count", "lastAt", "reads", "lastReadAt");
-    pipeline.hmget(paths.depth(m.id), "value", "at");
-  }
+  const keys = [paths.attention, paths.hot];
+  for (const m of memories) keys.push(paths.feedback(m.id), paths.recalls(m.id), paths.depth(m.id));
   const terms = [...new Set(memories.flatMap((m) => m.terms))];
-  const [rows, attention, hot, maxAttention, maxHot] = await Promise.all([
-    startBatchSpan(tracer, "redis signals", () => pipeline.exec(), {
-      attributes: { "db.system": "redis", "cairn.redis.commands": pipeline.length },
-    }),
-    terms.length > 0 ? ctx.redis.zmscore(paths.attention, ...terms) : Promise.resolve([]),
-    terms.length > 0 ? ctx.redis.zmscore(paths.hot, ...terms) : Promise.resolve([]),
-    ctx.redis.zrange(paths.attention, -1, -1, "WITHSCORES"),
-    ctx.redis.zrange(paths.hot, -1, -1, "WITHSCORES"),
-  ]);
+  const reply = (await startBatchSpan(
+    tracer,
+    "redis signals",
+    () => ctx.redis.eval(signalsScript, keys.length, ...keys, ...terms),
+    {
+      attributes: {
+        "db.system": "redis",
+        "cairn.redis.keys": keys.length,
+        "cairn.terms.count": terms.length,
+      },
+    },
+  )) as Field[][];
+  const [attention = [], hot = [], maxAttention = [], maxHot = []] = reply;
   // Attention on a log scale relative to the most attended term; heat relative to the
   // hottest term (both stored so that ratios are what counts).
   const topAttention = Number(maxAttention[1] ?? 0);
@@ -44,12 +82,12 @@ export async function loadSignals(
       attentionOf.set(term, Math.log1p(Number(a)) / Math.log1p(topAttention));
     if (h != null && Number.isFinite(topHot)) hotOf.set(term, 2 ** (Number(h) - topHot));
   });
-  const out = new Map<string, CandidateSignals>();
   memories.forEach((m, i) => {
-    const feedback = (rows?.[i * 3]?.[1] ?? {}) as Record<string, string>;
-    const [count, lastAt, reads, lastReadAt] = (rows?.[i * 3 + 1]?.[1] ?? []) as (string | null)[];
-    const [depthValue, depthSince] = (rows?.[i * 3 + 2]?.[1] ?? []) as (string | null)[];
-    const votes = Object.values(feedback).map(Number);
+    const feedback = reply[4 + i * 3] ?? [];
+    const [count, lastAt, reads, lastReadAt] = reply[4 + i * 3 + 1] ?? [];
+    const [depthValue, depthSince] = reply[4 + i * 3 + 2] ?? [];
+    // HGETALL's answer is field, value, field, value, …: the votes are every second entry.
+    const votes = feedback.filter((_, j) => j % 2 === 1).map(Number);
     out.set(m.id, {
       useful: votes.filter((v) => v > 0).length,
       notUseful: votes.filter((v) => v < 0).length,
