@@ -179,6 +179,45 @@ describe("rebuild", () => {
     await expectCurrentWithLog(search, inspect, ids);
   });
 
+  test("a rebuilt vector generation has an HNSW graph on every partition, and a vector query finds what it holds", async ({
+    search,
+    inspect,
+  }) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i += 1)
+      ids.push((await search.log.record({ content: `graph memory ${i} about mosses` })).id);
+    await search.settle();
+    const before = await inspect.generations();
+    await rebuild(inspect, "vector", { dropDelayMs: 0 });
+    const generation = (await inspect.generations()).vector;
+    expect(generation).not.toBe(before.vector);
+    const table = `vectors_g${generation}`;
+    // The table's index is valid (every partition's graph is built and attached) ...
+    const { rows: tableIndex } = await search.pool.query(
+      `select i.indisvalid as valid, am.amname as method
+         from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am am on am.oid = c.relam
+        where i.indrelid = $1::regclass and am.amname = 'hnsw'`,
+      [`cairn_search.${table}`],
+    );
+    expect(tableIndex).toEqual([{ valid: true, method: "hnsw" }]);
+    const { rows: parts } = await search.pool.query(
+      `select count(*)::int as n from pg_inherits h
+         join pg_index i on i.indexrelid = h.inhrelid
+         join pg_class c on c.oid = i.indexrelid join pg_am am on am.oid = c.relam
+        where h.inhparent = $1::regclass and am.amname = 'hnsw' and i.indisvalid`,
+      [`cairn_search.${table}_hnsw`],
+    );
+    expect(parts).toEqual([{ n: 16 }]);
+    // ... and a vector query after the rebuild finds what it held.
+    const reply = await search.candidates({
+      principal: alice,
+      query: "mosses",
+      mode: "vector",
+      candidateK: 50,
+    });
+    expect(reply.candidates.map((c) => c.id).sort()).toEqual([...ids].sort());
+  });
+
   test("changing the embedding model is a rebuild of the vector projection", async ({ search }) => {
     const { id } = await search.log.record({ content: "Vectors of a new model." });
     await search.settle();
