@@ -237,9 +237,11 @@ redis_start() {
   port_open "$redis_port" && die "port $redis_port is taken by another process; set CAIRN_REDIS_PORT"
   mkdir -p "$redis_dir" "$logs"
   log "starting redis on $redis_port"
+  # A query that runs out of time fails (the service answers 503) instead of answering with
+  # the matches found so far, the module's default.
   "$redis_server" --port "$redis_port" --bind "$host" --dir "$redis_dir" \
     --daemonize yes --pidfile "$redis_pidfile" --logfile "$redis_log" \
-    --appendonly yes --loadmodule "$redisearch" >/dev/null
+    --appendonly yes --loadmodule "$redisearch" TIMEOUT 5000 ON_TIMEOUT FAIL >/dev/null
   if ! wait_until 15 redis_ready; then
     log_tail "$redis_log"
     die "redis did not start (log: $redis_log)"

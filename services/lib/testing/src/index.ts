@@ -33,6 +33,7 @@ export {
   defaultRediSearchModulePath,
   defaultRedisServerPath,
   type RedisHandle,
+  rediSearchModuleArgs,
   type StartRedisOptions,
   startRedis,
 } from "./redis.ts";

@@ -8,6 +8,13 @@ import { assertExecutable, launchServer, makeTempDir, type RunningServer } from 
 export const defaultRedisServerPath = "/usr/bin/redis-server";
 export const defaultRediSearchModulePath = "/usr/lib/redis/modules/redisearch.so";
 
+/**
+ * How Cairn runs the query engine (infra/local/infra.sh and docker-compose.yml say the same):
+ * a query that runs out of time fails instead of answering with the matches found so far
+ * (the module's default, which would make a recall silently miss memories on a busy machine).
+ */
+export const rediSearchModuleArgs: readonly string[] = ["TIMEOUT", "5000", "ON_TIMEOUT", "FAIL"];
+
 export interface StartRedisOptions {
   /** AOF persistence (appendonly yes, fsync everysec), so data survives kill() + restart(). Default false. */
   appendonly?: boolean;
@@ -15,6 +22,8 @@ export interface StartRedisOptions {
   redisServerPath?: string;
   /** Default: $CAIRN_REDISEARCH_MODULE or /usr/lib/redis/modules/redisearch.so; null loads no module. */
   modulePath?: string | null;
+  /** Arguments for the module after its path. Default: `rediSearchModuleArgs`. */
+  moduleArgs?: readonly string[];
   /** Extra `--name value` arguments for redis-server. */
   extraArgs?: readonly string[];
   startTimeoutMs?: number;
@@ -63,7 +72,9 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
         "",
         "--appendonly",
         options.appendonly ? "yes" : "no",
-        ...(modulePath !== undefined ? ["--loadmodule", modulePath] : []),
+        ...(modulePath !== undefined
+          ? ["--loadmodule", modulePath, ...(options.moduleArgs ?? rediSearchModuleArgs)]
+          : []),
         ...(options.extraArgs ?? []),
       ],
       cwd: temp.path,
