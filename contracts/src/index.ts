@@ -11,6 +11,7 @@ export type {
   IngestReply,
   MemoryInput,
   PlanResult,
+  Recall,
   WriteResult,
 } from "./commands/ingest-commands.ts";
 export {
@@ -23,6 +24,7 @@ export {
   MemoryInputSchema,
   PlanResultSchema,
   planTokenTtlMs,
+  RecallSchema,
   twoStepCommandNames,
   WriteResultSchema,
 } from "./commands/ingest-commands.ts";

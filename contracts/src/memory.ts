@@ -15,6 +15,8 @@ export const limits = {
   episodeMaxChars: 200,
   secretAllowEntryMaxChars: 500,
   maxSecretAllowEntries: 200,
+  /** Recalls one `recalls.record` command carries (the gateway sends a caller's recalls together). */
+  maxRecallsPerCommand: 32,
 } as const;
 
 export const tiers = ["memory", "proposal", "handoff"] as const;

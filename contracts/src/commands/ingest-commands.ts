@@ -42,6 +42,20 @@ export const MemoryInputSchema = z
   .strict();
 export type MemoryInput = z.input<typeof MemoryInputSchema>;
 
+/** One recall: memories a read showed the caller. */
+export const RecallSchema = z
+  .object({
+    memoryIds: z.array(IdSchema).min(1).max(200),
+    viaKey: IdSchema.nullable().default(null),
+    /**
+     * The search that showed them (null: they were opened; `key:<label>`: reached through a
+     * key). Only its topic terms are recorded, never the text.
+     */
+    query: text(2000).nullable().default(null),
+  })
+  .strict();
+export type Recall = z.input<typeof RecallSchema>;
+
 /** Changes to a memory, proposal or handoff; scope and slot are not changed by an update. */
 export const MemoryChangesSchema = z
   .object({
@@ -116,13 +130,15 @@ export const ingestCommandSchemas = {
   "recalls.record": z
     .object({
       ...base,
-      memoryIds: z.array(IdSchema).min(1).max(200),
-      viaKey: IdSchema.nullable().default(null),
+      ...RecallSchema.shape,
       /**
-       * The search that showed them (null: they were opened; `key:<label>`: reached through a
-       * key). Only its topic terms are recorded, never the text.
+       * More recalls by the same caller, recorded in the same commit (the gateway gathers a
+       * caller's recalls for a moment and sends them together).
        */
-      query: text(2000).nullable().default(null),
+      more: z
+        .array(RecallSchema)
+        .max(limits.maxRecallsPerCommand - 1)
+        .default([]),
     })
     .strict(),
   /** Merges one key into another (maintenance's key merging); the merged key's label stays as an alias. */

@@ -90,5 +90,10 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
    * signals and the re-scored relevance reach evidence the first retrieval ranked low.
    */
   CAIRN_RERANK_CANDIDATES: z.coerce.number().int().min(10).max(500).default(200),
+  /**
+   * How long a caller's recall records are gathered before they go to ingest together (one
+   * commit and one pass of each projection for all of them); 0 sends those of the same tick.
+   */
+  CAIRN_RECALL_BATCH_MS: z.coerce.number().int().min(0).max(5000).default(250),
 });
 export type GatewayEnv = z.infer<typeof gatewayEnvSchema>;

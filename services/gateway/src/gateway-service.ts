@@ -78,6 +78,7 @@ export function createGatewayService(
         },
         backendTimeoutMs: env.CAIRN_BACKEND_TIMEOUT_MS,
         rerankCandidates: env.CAIRN_RERANK_CANDIDATES,
+        recallBatchMs: env.CAIRN_RECALL_BATCH_MS,
         mcpSessionIdleMs: env.CAIRN_MCP_SESSION_IDLE_MS,
         mcpSessions: state.mcpSessions,
         positions: state.positions,

@@ -16,6 +16,7 @@ import { registerMcpRoute } from "./mcp/mcp-http-route.ts";
 import type { McpSessionStore } from "./mcp/mcp-session-store.ts";
 import { createWritePositions, type WritePositions } from "./operations/caller.ts";
 import { createOperations, type Operations } from "./operations/create-operations.ts";
+import { createRecallRecorder } from "./operations/recall-recorder.ts";
 import { createTenantSettingsReader } from "./operations/tenant-settings.ts";
 import { buildOpenApiDocument } from "./rest/openapi-document.ts";
 import { instanceOf, logIfInternal, sendProblem } from "./rest/problem.ts";
@@ -56,6 +57,8 @@ export type HttpServerDeps = {
   importLimits?: ImportLimits;
   backendTimeoutMs?: number;
   rerankCandidates?: number;
+  /** How long a caller's recall records are gathered before they are sent (default 250 ms). */
+  recallBatchMs?: number;
   mcpSessionIdleMs?: number;
   /** Where MCP sessions are kept (default: this process's memory; the service shares them in Redis). */
   mcpSessions?: McpSessionStore | undefined;
@@ -130,9 +133,13 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
     for (const method of [route.method].flat()) seen.push({ method: String(method), url: route.url });
   });
   const backend = createCairnBackend(deps.nc, { timeoutMs: deps.backendTimeoutMs, logger: deps.logger });
+  const recalls = createRecallRecorder(backend, { batchMs: deps.recallBatchMs ?? 250, logger: deps.logger });
+  // What was gathered is sent before the server's connections go.
+  app.addHook("onClose", () => recalls.flush());
   const ops = createOperations({
     backend,
     positions: deps.positions ?? createWritePositions(),
+    recalls,
     logger: deps.logger,
     rerankCandidates: deps.rerankCandidates,
     tenantSettings: createTenantSettingsReader(deps.pool),

@@ -3,11 +3,14 @@
 import type { Logger } from "@cairn/telemetry";
 import type { CairnBackend } from "../backend/cairn-backend.ts";
 import type { Caller, Consistency, WritePositions } from "./caller.ts";
+import type { RecallRecorder } from "./recall-recorder.ts";
 import type { TenantSettingsReader } from "./tenant-settings.ts";
 
 export type OperationsDeps = {
   backend: CairnBackend;
   positions: WritePositions;
+  /** Where reads leave their recall record (gathered per caller and sent together). */
+  recalls: RecallRecorder;
   logger?: Logger | undefined;
   /** Candidates fetched for re-ranking (default 200; at least 3 × the asked limit). */
   rerankCandidates?: number | undefined;
@@ -38,11 +41,9 @@ export function recordRecalls(
   query: string | null,
 ): void {
   if (ids.length === 0) return;
-  deps.backend
-    .command(caller.principal, "recalls.record", {
-      memoryIds: ids.slice(0, 200),
-      viaKey,
-      query: query?.slice(0, 2000) ?? null,
-    })
-    .catch((error: unknown) => deps.logger?.debug({ err: error }, "recording recalls failed"));
+  deps.recalls.record(caller.principal, {
+    memoryIds: ids.slice(0, 200),
+    viaKey,
+    query: query?.slice(0, 2000) ?? null,
+  });
 }

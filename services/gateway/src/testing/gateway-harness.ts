@@ -57,6 +57,8 @@ export type HarnessOptions = {
   /** Prefix of those keys (default `cairn:gateway:`): two harnesses with one prefix are two copies. */
   redisPrefix?: string;
   mcpSessionIdleMs?: number;
+  /** How long a caller's recall records are gathered (default: the gateway's, 250 ms). */
+  recallBatchMs?: number;
 };
 
 export async function startGatewayHarness(options: HarnessOptions): Promise<GatewayHarness> {
@@ -102,6 +104,7 @@ export async function startGatewayHarness(options: HarnessOptions): Promise<Gate
     backendTimeoutMs: options.backendTimeoutMs ?? 5000,
     ...(options.importLimits ? { importLimits: options.importLimits } : {}),
     mcpSessionIdleMs,
+    ...(options.recallBatchMs === undefined ? {} : { recallBatchMs: options.recallBatchMs }),
     mcpSessions: state?.mcpSessions,
     positions: state?.positions,
   });

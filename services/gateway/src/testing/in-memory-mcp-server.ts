@@ -7,11 +7,14 @@ import { createCairnBackend } from "../backend/cairn-backend.ts";
 import { createServer } from "../mcp/create-server.ts";
 import { createWritePositions } from "../operations/caller.ts";
 import { createOperations } from "../operations/create-operations.ts";
+import { createRecallRecorder } from "../operations/recall-recorder.ts";
 
 export function createInMemoryMcpServer(nc: NatsConnection, principal: Principal) {
+  const backend = createCairnBackend(nc);
   const ops = createOperations({
-    backend: createCairnBackend(nc),
+    backend,
     positions: createWritePositions(),
+    recalls: createRecallRecorder(backend, { batchMs: 0 }),
     logger: createLogger("test", "silent"),
   });
   return createServer({ ops, caller: { keyId: "in-memory", principal } });

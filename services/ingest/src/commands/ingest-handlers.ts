@@ -92,8 +92,13 @@ function recalledData(
   return { memoryIds, agent, viaKey, query: null, read, terms };
 }
 
+/**
+ * Records one recall or several by the same caller (`more`), each in its own activity stream,
+ * all in one commit. Every memory must be one the caller can see: any other is refused by id.
+ */
 async function recordRecalls(ctx: CommandContext, command: IngestCommand<"recalls.record">) {
-  const ids = [...new Set(command.memoryIds)];
+  const recalls = [command, ...command.more];
+  const ids = [...new Set(recalls.flatMap((r) => r.memoryIds))];
   const streams = await ctx.store.readStreams(ids.map((id) => streamIdFor("memory", id)));
   const missing = ids.filter((id) => {
     const state = foldStream(streams.get(streamIdFor("memory", id)) ?? []);
@@ -106,21 +111,28 @@ async function recordRecalls(ctx: CommandContext, command: IngestCommand<"recall
     });
   }
   // Each recall is its own activity stream: concurrent recalls never contend.
-  const recallId = ctx.newId("recall");
-  return ctx.commit([
-    {
-      id: recallId,
-      streamType: "activity",
-      streamId: streamIdFor("activity", recallId),
-      expectedVersion: "no_stream",
-      events: [
-        {
-          type: "memories.recalled",
-          data: recalledData(ids, ctx.principal.agent, command.viaKey, command.query),
-        },
-      ],
-    },
-  ]);
+  return ctx.commit(
+    recalls.map((recall) => {
+      const recallId = ctx.newId("recall");
+      return {
+        id: recallId,
+        streamType: "activity" as const,
+        streamId: streamIdFor("activity", recallId),
+        expectedVersion: "no_stream" as const,
+        events: [
+          {
+            type: "memories.recalled" as const,
+            data: recalledData(
+              [...new Set(recall.memoryIds)],
+              ctx.principal.agent,
+              recall.viaKey,
+              recall.query,
+            ),
+          },
+        ],
+      };
+    }),
+  );
 }
 
 async function loadKey(ctx: CommandContext, keyId: string): Promise<{ state: KeyState; version: number }> {
