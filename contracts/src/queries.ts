@@ -211,6 +211,28 @@ export const DocumentsReplySchema = z.object({
 export type DocumentsReply = z.infer<typeof DocumentsReplySchema>;
 
 /**
+ * `cairn.search.count`: how many memories pass the filters among those the principal may see
+ * (the open proposals and handoffs a context or a status reports), counted by the lexical
+ * index without reading a document.
+ */
+export const CountRequestSchema = z
+  .object({
+    principal: PrincipalSchema,
+    filters: SearchFiltersSchema,
+    afterPosition: z.number().int().nonnegative().optional(),
+    waitTimeoutMs: WaitTimeoutSchema.optional(),
+  })
+  .strict();
+export type CountRequest = z.input<typeof CountRequestSchema>;
+
+export const CountReplySchema = z.object({
+  count: z.number().int().nonnegative(),
+  /** The log position the lexical projection had applied when the count ran. */
+  position: z.number().int().nonnegative(),
+});
+export type CountReply = z.infer<typeof CountReplySchema>;
+
+/**
  * `cairn.search.get`: one document by id, or the active one holding a slot (the asker's own
  * agent-scoped slot first, then team, then global). `tier` defaults to any tier for an id and
  * `memory` for a slot. A memory the principal may not see answers `not_found`.
@@ -278,6 +300,7 @@ export const searchSubjects = {
   candidates: "cairn.search.candidates",
   candidateIds: "cairn.search.candidate_ids",
   documents: "cairn.search.documents",
+  count: "cairn.search.count",
   get: "cairn.search.get",
   status: "cairn.search.status",
   history: "cairn.search.history",

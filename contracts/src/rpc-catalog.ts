@@ -40,6 +40,8 @@ import {
   CandidateIdsRequestSchema,
   CandidatesReplySchema,
   CandidatesRequestSchema,
+  CountReplySchema,
+  CountRequestSchema,
   DocumentsReplySchema,
   DocumentsRequestSchema,
   GetMemoryReplySchema,
@@ -147,6 +149,12 @@ export const searchRpcs = {
     subject: searchSubjects.documents,
     request: DocumentsRequestSchema,
     reply: DocumentsReplySchema,
+    errors: [],
+  }),
+  count: defineRpc({
+    subject: searchSubjects.count,
+    request: CountRequestSchema,
+    reply: CountReplySchema,
     errors: [],
   }),
   get: defineRpc({

@@ -15,6 +15,7 @@ import type { Embedder } from "./embedders/embedder.ts";
 import { projectionSettingsOf, type SearchEnv, searchEnvSchema } from "./env.ts";
 import { openReadModels, projectionHostOf } from "./open-read-models.ts";
 import { asOfCandidates, isAsOfRequest } from "./queries/as-of.ts";
+import { countMemories } from "./queries/count-memories.ts";
 import { documentInventory } from "./queries/document-inventory.ts";
 import { exportPage } from "./queries/export-memories.ts";
 import { getMemory } from "./queries/get-memory.ts";
@@ -96,6 +97,13 @@ export function startSearch(options: SearchServiceOptions = {}) {
           searchRpcs.documents,
           readModels,
           (request) => readDocuments(models, request),
+          options,
+        ),
+        serveReportingOutages(
+          nc,
+          searchRpcs.count,
+          readModels,
+          (request) => countMemories(models, request),
           options,
         ),
         serveReportingOutages(

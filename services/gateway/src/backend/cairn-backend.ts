@@ -9,6 +9,8 @@ import {
   type CandidateScores,
   type CandidatesReply,
   type CandidatesRequest,
+  type CountReply,
+  type CountRequest,
   type DoctorReport,
   type ExportPageReply,
   type ExportPageRequest,
@@ -65,6 +67,8 @@ export type CairnBackend = {
   ): Promise<CandidateIdsReply>;
   /** The current documents of these memories that the principal may see, by id. */
   documents(principal: Principal, ids: readonly string[]): Promise<Map<string, MemoryDocument>>;
+  /** How many memories the principal may see pass the filters (no document read). */
+  count(principal: Principal, request: Omit<CountRequest, "principal">): Promise<CountReply>;
   get(principal: Principal, request: GetRequest): Promise<GetMemoryReply>;
   history(principal: Principal, id: string, afterPosition?: number): Promise<HistoryReply>;
   /** A page of export records of what the principal may see (`cairn.search.export`). */
@@ -211,6 +215,9 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
       if (ids.length === 0) return new Map();
       const reply = await call(nc, searchRpcs.documents, { principal, ids: [...ids] }, timeout);
       return new Map(reply.documents.map((d) => [d.id, d]));
+    },
+    count(principal, req) {
+      return call(nc, searchRpcs.count, { ...req, principal }, timeout);
     },
     get(principal, req) {
       const payload: Record<string, unknown> = { principal };

@@ -51,8 +51,12 @@ export async function countOpen(
   options: ReadOptions = {},
 ) {
   try {
-    const { items } = await list(deps, caller, tier, { status: [openStatus[tier]], limit: 500 }, options);
-    return items.length;
+    const after = await afterPositionOf(deps, caller, options);
+    const { count } = await deps.backend.count(caller.principal, {
+      filters: { tier, status: [openStatus[tier]], includeExpired: true },
+      ...(after === undefined ? {} : { afterPosition: after }),
+    });
+    return count;
   } catch (error) {
     deps.logger?.debug({ err: error, tier }, "counting open items failed");
     return null;

@@ -4,6 +4,8 @@ import { call } from "@cairn/bus";
 import {
   type CandidatesReply,
   type CandidatesRequest,
+  type CountReply,
+  type CountRequest,
   type GetMemoryReply,
   type GetMemoryRequest,
   type HistoryReply,
@@ -31,6 +33,7 @@ export type SearchUnderTest = {
   log: TestLog;
   env: Record<string, string>;
   candidates(request: CandidatesRequest): Promise<CandidatesReply>;
+  count(request: CountRequest): Promise<CountReply>;
   get(request: GetMemoryRequest): Promise<GetMemoryReply>;
   history(request: HistoryRequest): Promise<HistoryReply>;
   status(request?: SearchStatusRequest): Promise<SearchStatusReply>;
@@ -90,6 +93,7 @@ export async function startSearchUnderTest(
     log,
     env,
     candidates: (req) => call(client, searchRpcs.candidates, req, timeout),
+    count: (req) => call(client, searchRpcs.count, req, timeout),
     get: (req) => call(client, searchRpcs.get, req, timeout),
     history: (req) => call(client, searchRpcs.history, req, timeout),
     status: (req = {}) => call(client, searchRpcs.status, req, timeout),

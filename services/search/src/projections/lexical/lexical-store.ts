@@ -105,6 +105,8 @@ export type LexicalStore = {
   searchDocuments(generation: number, query: string, limit: number): Promise<MemoryDocument[]>;
   /** Documents matching `query`, most recently updated first. */
   listDocuments(generation: number, query: string, limit: number): Promise<MemoryDocument[]>;
+  /** How many documents match `query`, read from the index alone. */
+  countDocuments(generation: number, query: string): Promise<number>;
   indexName(generation: number): string;
   docKey(generation: number, id: string): string;
 };
@@ -443,5 +445,18 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     },
     searchDocuments: (g, query, limit) => findDocuments(g, query, limit, []),
     listDocuments: (g, query, limit) => findDocuments(g, query, limit, ["SORTBY", "updated", "DESC"]),
+    async countDocuments(g, query) {
+      // The reply's first element is the total; one key is the least every version accepts.
+      const reply = (await redis.call(
+        "FT.SEARCH",
+        indexName(g),
+        query,
+        "NOCONTENT",
+        "LIMIT",
+        "0",
+        "1",
+      )) as unknown[];
+      return Number(reply[0] ?? 0);
+    },
   };
 }
