@@ -17,9 +17,8 @@ import {
   statuses,
 } from "@cairn/contracts";
 import { memoryStreamId } from "@cairn/memory-model";
-import { waitForPosition } from "@cairn/projection-runtime";
 import { foldFromLog, type LogSources } from "./fold-from-log.ts";
-import { positionSource, type ReadModels } from "./read-models.ts";
+import { type ReadModels, waitForLexical } from "./read-models.ts";
 import { rankCandidates } from "./search-candidates.ts";
 import { matchesFilters } from "./search-filters.ts";
 
@@ -93,11 +92,7 @@ export async function asOfCandidates(
     };
   }
   // Today's indexes find the candidates in every status; the log says what each was then.
-  await waitForPosition(
-    [positionSource(models, "lexical")],
-    request.afterPosition,
-    request.waitTimeoutMs ?? models.defaultWaitMs,
-  );
+  await waitForLexical(models, request);
   const { documents: _listed, ...today } = await rankCandidates(models, {
     ...request,
     filters: { ...request.filters, status: [...statuses], includeExpired: true },

@@ -2,9 +2,8 @@
 // see, counted by the lexical index (visibility and filters are the same clauses a listing
 // uses), without reading a document.
 import type { CountReply, CountRequestSchema } from "@cairn/contracts";
-import { waitForPosition } from "@cairn/projection-runtime";
 import type { z } from "zod";
-import { positionSource, type ReadModels } from "./read-models.ts";
+import { type ReadModels, waitForLexical } from "./read-models.ts";
 import { lexicalFilterClauses } from "./search-filters.ts";
 import { onActiveGeneration, readModelError } from "./store-errors.ts";
 
@@ -12,12 +11,7 @@ export async function countMemories(
   models: ReadModels,
   request: z.infer<typeof CountRequestSchema>,
 ): Promise<CountReply> {
-  const reached = await waitForPosition(
-    [positionSource(models, "lexical")],
-    request.afterPosition,
-    request.waitTimeoutMs ?? models.defaultWaitMs,
-  );
-  const position = reached.lexical ?? 0;
+  const position = await waitForLexical(models, request);
   const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
   if (filters === null) return { count: 0, position };
   try {

@@ -12,13 +12,12 @@ import {
   type Tier,
 } from "@cairn/contracts";
 import { canSee } from "@cairn/memory-model";
-import { waitForPosition } from "@cairn/projection-runtime";
 import type { z } from "zod";
 import { episodeOrder } from "../projections/lexical/lexical-index.ts";
 import { tagClause } from "../projections/lexical/query-syntax.ts";
 import { documentAsOf, resolveAsOf } from "./as-of.ts";
 import { foldFromLog, type LogSources } from "./fold-from-log.ts";
-import { positionSource, type ReadModels } from "./read-models.ts";
+import { type ReadModels, waitForLexical } from "./read-models.ts";
 import { onActiveGeneration, readModelError } from "./store-errors.ts";
 import { defaultStatuses, lexicalVisibility } from "./visibility.ts";
 
@@ -71,13 +70,9 @@ export async function getMemory(
   request: ParsedGetMemoryRequest,
 ): Promise<GetMemoryReply> {
   if (request.asOf !== undefined) return readAsOf(models, sources, request, request.asOf);
-  const positions = await waitForPosition(
-    [positionSource(models, "lexical")],
-    request.afterPosition,
-    request.waitTimeoutMs ?? models.defaultWaitMs,
-  );
+  const position = await waitForLexical(models, request);
   try {
-    return await onActiveGeneration(() => readOnce(models, request, positions.lexical ?? 0));
+    return await onActiveGeneration(() => readOnce(models, request, position));
   } catch (error) {
     throw readModelError("lexical", error);
   }

@@ -9,10 +9,9 @@ import {
   type MemoryVersion,
 } from "@cairn/contracts";
 import { canSee, evolveMemoryDocument, isMemoryEvent, memoryStreamId } from "@cairn/memory-model";
-import { waitForPosition } from "@cairn/projection-runtime";
 import type { z } from "zod";
 import { type LogSources, openEvents } from "./fold-from-log.ts";
-import { positionSource, type ReadModels } from "./read-models.ts";
+import { type ReadModels, waitForLexical } from "./read-models.ts";
 
 /** Fields that every event moves and that say nothing about what changed. */
 const bookkeeping = new Set(["version", "updatedAt"]);
@@ -38,7 +37,7 @@ export async function memoryHistory(
   sources: LogSources,
   request: z.infer<typeof HistoryRequestSchema>,
 ): Promise<HistoryReply> {
-  await waitForPosition([positionSource(models, "lexical")], request.afterPosition, models.defaultWaitMs);
+  await waitForLexical(models, { afterPosition: request.afterPosition });
   const events = (await openEvents(sources, await sources.log.readStream(memoryStreamId(request.id)))).filter(
     isMemoryEvent,
   );

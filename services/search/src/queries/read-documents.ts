@@ -3,25 +3,20 @@
 // exist, is left out, as if it were not there.
 import type { DocumentsReply, DocumentsRequestSchema } from "@cairn/contracts";
 import { canSee } from "@cairn/memory-model";
-import { waitForPosition } from "@cairn/projection-runtime";
 import type { z } from "zod";
 import { loadDocuments } from "./load-documents.ts";
-import { positionSource, type ReadModels } from "./read-models.ts";
+import { type ReadModels, waitForLexical } from "./read-models.ts";
 
 export async function readDocuments(
   models: ReadModels,
   request: z.infer<typeof DocumentsRequestSchema>,
 ): Promise<DocumentsReply> {
-  const reached = await waitForPosition(
-    [positionSource(models, "lexical")],
-    request.afterPosition,
-    request.waitTimeoutMs ?? models.defaultWaitMs,
-  );
+  const position = await waitForLexical(models, request);
   const ids = [...new Set(request.ids)];
   const found = await loadDocuments(models, ids);
   const documents = ids.flatMap((id) => {
     const document = found.get(id);
     return document && canSee(document, request.principal) ? [document] : [];
   });
-  return { documents, position: reached.lexical ?? 0 };
+  return { documents, position };
 }

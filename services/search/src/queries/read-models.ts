@@ -1,7 +1,7 @@
 // What the query handlers read: both read models, the embedder for query texts, and the
 // checkpoints read-your-writes waits on.
 import type { RetrieverName } from "@cairn/contracts";
-import type { PositionSource, ProjectionRuntime } from "@cairn/projection-runtime";
+import { type PositionSource, type ProjectionRuntime, waitForPosition } from "@cairn/projection-runtime";
 import type { Logger } from "@cairn/telemetry";
 import type { Embedder } from "../embedders/embedder.ts";
 import { embeddingCacheMetrics } from "../embedders/embedder-telemetry.ts";
@@ -40,6 +40,22 @@ export function positionSource(models: ReadModels, name: RetrieverName): Positio
       }
     },
   };
+}
+
+/**
+ * Read-your-writes for a read of the lexical read model: waits until it has applied the
+ * request's `afterPosition` (when it gives one) and answers the position it had reached.
+ */
+export async function waitForLexical(
+  models: ReadModels,
+  request: { afterPosition?: number | undefined; waitTimeoutMs?: number | undefined },
+): Promise<number> {
+  const reached = await waitForPosition(
+    [positionSource(models, "lexical")],
+    request.afterPosition,
+    request.waitTimeoutMs ?? models.defaultWaitMs,
+  );
+  return reached.lexical ?? 0;
 }
 
 /** A small in-memory cache in front of the query embedder: agents repeat queries. */
