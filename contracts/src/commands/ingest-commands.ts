@@ -181,7 +181,7 @@ export function ingestSubject(command: IngestCommandName): string {
 }
 
 const writeResultShape = {
-  /** The id of the memory (proposal, handoff, key) written; for feedback the memory's id; for recalls the recall's. */
+  /** The id of the memory (proposal, handoff, key) written; for feedback the memory's id; for recalls the first recall's (the others under `affected`). */
   id: IdSchema,
   /** That stream's version after the write: the version token for the next update. */
   version: z.number().int().positive(),

@@ -17,10 +17,10 @@ const networkCodes = new Set([
 
 // Postgres: connection exceptions (08…), operator intervention (57…: shutdown, cancel),
 // insufficient resources (53…), and serialization / deadlock (40001, 40P01), which retry fine.
-// RediSearch: a query that ran out of its time ("Command timed out" on 1.x, "Timeout limit
-// was reached" on 2.x and Redis 8) is an overloaded dependency too.
 const postgresTransient = /^(08|57|53)|^40001$|^40P01$/;
 
+// Connections lost or refused; and a RediSearch query that ran out of its time ("Command timed
+// out" on 1.x, "Timeout limit was reached" on 2.x and Redis 8): an overloaded dependency too.
 const connectionMessages =
   /connection is closed|connection terminated|stream isn't writeable|max retries per request|client network socket disconnected|server closed the connection|timeout exceeded when trying to connect|LOADING|MASTERDOWN|CONNECTION_CLOSED|disconnect|Command timed out|Timeout limit was reached/i;
 
