@@ -9,7 +9,6 @@
 // It is lexical-semantic, not semantic: "car" and "automobile" share nothing. It makes vector
 // and hybrid search work out of the box; an `openai`-compatible model gives real semantics.
 import type { Embedder } from "./embedder.ts";
-import { normalize } from "./embedder.ts";
 
 export const localEmbedderVersion = "hash-v1";
 
@@ -22,14 +21,58 @@ const stopwords = new Set(
 const cjk = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const tokenPattern = /[\p{L}\p{N}_]+/gu;
 
-/** FNV-1a over the UTF-16 code units, with a seed so two hashes of one string are independent. */
-function hash(text: string, seed: number): number {
-  let h = (0x811c9dc5 ^ seed) >>> 0;
-  for (let i = 0; i < text.length; i += 1) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
+// Features are hashed with FNV-1a over the UTF-16 code units of "<kind>:<text>", twice (two
+// seeds: the dimension, and the sign). The hashes are fed code unit by code unit, so no
+// feature string is built: a text of n words makes no garbage beyond its words.
+const fnvOffset = 0x811c9dc5;
+const fnvPrime = 0x01000193;
+const signSeed = 0x9e3779b9;
+
+/** The two hash states of a feature being fed: [dimension hash, sign hash]. */
+type Fnv = { a: number; b: number };
+
+function start(prefix: string): Fnv {
+  const h = { a: (fnvOffset ^ 0) >>> 0, b: (fnvOffset ^ signSeed) >>> 0 };
+  feed(h, prefix, 0, prefix.length);
+  return h;
+}
+
+function feed(h: Fnv, text: string, from: number, to: number): void {
+  let a = h.a;
+  let b = h.b;
+  for (let i = from; i < to; i += 1) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, fnvPrime) >>> 0;
+    b = Math.imul(b ^ c, fnvPrime) >>> 0;
   }
-  return h >>> 0;
+  h.a = a;
+  h.b = b;
+}
+
+function feedUnit(h: Fnv, c: number): void {
+  h.a = Math.imul(h.a ^ c, fnvPrime) >>> 0;
+  h.b = Math.imul(h.b ^ c, fnvPrime) >>> 0;
+}
+
+const prefixes = {
+  w: start("w:"),
+  s: start("s:"),
+  b: start("b:"),
+  g: start("g:"),
+  c1: start("c1:"),
+  c2: start("c2:"),
+};
+const scratch: Fnv = { a: 0, b: 0 };
+
+function begin(prefix: Fnv): Fnv {
+  scratch.a = prefix.a;
+  scratch.b = prefix.b;
+  return scratch;
+}
+
+function add(vector: Float64Array, h: Fnv, weight: number): void {
+  const index = h.a % vector.length;
+  vector[index] = (vector[index] as number) + ((h.b & 1) === 0 ? weight : -weight);
 }
 
 function stem(word: string): string {
@@ -39,12 +82,9 @@ function stem(word: string): string {
   return word;
 }
 
-function addFeature(vector: Float64Array, feature: string, weight: number): void {
-  const h = hash(feature, 0);
-  const sign = (hash(feature, 0x9e3779b9) & 1) === 0 ? 1 : -1;
-  const index = h % vector.length;
-  vector[index] = (vector[index] as number) + sign * weight;
-}
+const lt = "<".charCodeAt(0);
+const gt = ">".charCodeAt(0);
+const space = " ".charCodeAt(0);
 
 /** The feature vector of one text (unit length; all zeros for a text without letters or digits). */
 export function embedLocally(text: string, dimensions: number): number[] {
@@ -55,28 +95,63 @@ export function embedLocally(text: string, dimensions: number): number[] {
     if (cjk.test(word)) {
       const chars = [...word];
       chars.forEach((c, i) => {
-        addFeature(vector, `c1:${c}`, 0.6);
+        const one = begin(prefixes.c1);
+        feed(one, c, 0, c.length);
+        add(vector, one, 0.6);
         const next = chars[i + 1];
-        if (next !== undefined) addFeature(vector, `c2:${c}${next}`, 1);
+        if (next !== undefined) {
+          const two = begin(prefixes.c2);
+          feed(two, c, 0, c.length);
+          feed(two, next, 0, next.length);
+          add(vector, two, 1);
+        }
       });
       previous = null;
       continue;
     }
     const weight = stopwords.has(word) ? 0.15 : 1;
-    addFeature(vector, `w:${word}`, weight);
+    const whole = begin(prefixes.w);
+    feed(whole, word, 0, word.length);
+    add(vector, whole, weight);
     const stemmed = stem(word);
-    addFeature(vector, `s:${stemmed}`, weight * 0.8);
-    if (previous !== null) addFeature(vector, `b:${previous} ${stemmed}`, weight * 0.4);
+    const stemHash = begin(prefixes.s);
+    feed(stemHash, stemmed, 0, stemmed.length);
+    add(vector, stemHash, weight * 0.8);
+    if (previous !== null) {
+      const pair = begin(prefixes.b);
+      feed(pair, previous, 0, previous.length);
+      feedUnit(pair, space);
+      feed(pair, stemmed, 0, stemmed.length);
+      add(vector, pair, weight * 0.4);
+    }
     previous = stemmed;
     if (weight < 1) continue;
-    const marked = `<${word}>`;
-    const grams: string[] = [];
-    for (const n of [3, 4])
-      for (let i = 0; i + n <= marked.length; i += 1) grams.push(marked.slice(i, i + n));
-    const gramWeight = 1.2 / Math.sqrt(Math.max(grams.length, 1));
-    for (const gram of grams) addFeature(vector, `g:${gram}`, gramWeight);
+    // Character 3- and 4-grams of the word between boundary marks: "<word>".
+    const marked = word.length + 2;
+    const grams = Math.max(marked - 2, 0) + Math.max(marked - 3, 0);
+    const gramWeight = 1.2 / Math.sqrt(Math.max(grams, 1));
+    for (const n of [3, 4]) {
+      for (let i = 0; i + n <= marked; i += 1) {
+        const gram = begin(prefixes.g);
+        for (let j = i; j < i + n; j += 1) {
+          feedUnit(gram, j === 0 ? lt : j === marked - 1 ? gt : word.charCodeAt(j - 1));
+        }
+        add(vector, gram, gramWeight);
+      }
+    }
   }
-  return normalize(Array.from(vector, (v) => Math.round(v * 1e6) / 1e6));
+  // Rounded to six places, then to unit length (as `normalize`, in one pass).
+  let sum = 0;
+  for (let i = 0; i < dimensions; i += 1) {
+    const v = Math.round((vector[i] as number) * 1e6) / 1e6;
+    vector[i] = v;
+    sum += v * v;
+  }
+  const norm = Math.sqrt(sum);
+  const out = new Array<number>(dimensions);
+  for (let i = 0; i < dimensions; i += 1)
+    out[i] = norm === 0 ? (vector[i] as number) : (vector[i] as number) / norm;
+  return out;
 }
 
 /**

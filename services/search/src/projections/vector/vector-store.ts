@@ -8,6 +8,7 @@ import type pg from "pg";
 import pgvector from "pgvector";
 import { type EpisodePlace, episodePlace } from "../lexical/lexical-index.ts";
 import { normalizeTag } from "../lexical/query-syntax.ts";
+import { forgetVectorOid, vectorArrayBinary, vectorBinary, vectorOid } from "./vector-binary.ts";
 import { audienceOf, type VectorGeneration, vectorTable } from "./vector-generations.ts";
 
 /** A document to write; `embedding: null` keeps the stored vector (its text did not change). */
@@ -65,7 +66,16 @@ export function createVectorRows(options: { pool: pg.Pool }): VectorRows {
       }
       return out;
     },
-    upsertRows,
+    async upsertRows(client, g, upserts) {
+      try {
+        await upsertRows(client, g, upserts, await vectorOid(pool));
+      } catch (error) {
+        // 42804: the array's element type is not `vector` any more (the extension was created
+        // again); the oid is looked up again when the batch is retried.
+        if ((error as { code?: string }).code === "42804") forgetVectorOid(pool);
+        throw error;
+      }
+    },
     async search(g, vector, filter, limit) {
       // Iterative scans (pgvector 0.8) keep walking the HNSW graph until `limit` rows pass the
       // filters; relaxed order is re-sorted by the outer query. Partitioned by audience, the
@@ -95,7 +105,7 @@ export function createVectorRows(options: { pool: pg.Pool }): VectorRows {
         episode: string | null;
         episode_order: number | null;
         distance: number;
-      }>(sql, [pgvector.toSql(vector), ...filter.params]);
+      }>(sql, [vectorBinary(vector), ...filter.params]);
       return rows
         .filter((r) => r.distance !== null && Number.isFinite(Number(r.distance)))
         .map((r) => ({
@@ -122,10 +132,18 @@ export function createVectorRows(options: { pool: pg.Pool }): VectorRows {
   };
 }
 
-async function upsertRows(client: pg.PoolClient, g: VectorGeneration, upserts: readonly VectorUpsert[]) {
+async function upsertRows(
+  client: pg.PoolClient,
+  g: VectorGeneration,
+  upserts: readonly VectorUpsert[],
+  oid: number,
+) {
   const docs = upserts.map((u) => u.document);
   // A memory's audience never changes (its tenant and scope are set when it is written), so
-  // (audience, id) finds the row a newer version replaces.
+  // (audience, id) finds the row a newer version replaces. A version whose text is unchanged
+  // comes without an embedding and keeps the row's: looked up by key for that row only (a
+  // join with the table would scan and sort every partition, as the audiences are not known
+  // when the statement is planned, so each batch would cost as much as the table is large).
   const audience = g.layout === "audience";
   await client.query(
     `insert into ${vectorTable(g)} as t (${audience ? "audience, episode, episode_order, " : ""}memory_id, tenant,
@@ -133,14 +151,15 @@ async function upsertRows(client: pg.PoolClient, g: VectorGeneration, upserts: r
        text_hash, embedding)
      select ${audience ? "u.audience, u.episode, u.episode_order, " : ""}u.memory_id, u.tenant, u.scope, u.agent, u.tier, u.status, u.kind, u.project,
             array(select jsonb_array_elements_text(u.tags)), u.created_at, u.updated_at, u.invalid_at,
-            u.version, u.document, u.text_hash, coalesce(u.embedding::vector, old.embedding)
+            u.version, u.document, u.text_hash,
+            coalesce(u.embedding, (select old.embedding from ${vectorTable(g)} old
+                                            where old.memory_id = u.memory_id${audience ? " and old.audience = u.audience" : ""}))
        from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                    $8::text[], $9::jsonb[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[],
-                   $13::int[], $14::jsonb[], $15::text[], $16::text[], $17::text[], $18::text[], $19::float8[])
+                   $13::int[], $14::jsonb[], $15::text[], $16::vector[], $17::text[], $18::text[], $19::float8[])
             as u(memory_id, tenant, scope, agent, tier, status, kind, project, tags, created_at,
                  updated_at, invalid_at, version, document, text_hash, embedding, audience, episode,
                  episode_order)
-       left join ${vectorTable(g)} old on old.memory_id = u.memory_id${audience ? " and old.audience = u.audience" : ""}
      on conflict (${audience ? "audience, " : ""}memory_id) do update set
        tenant = excluded.tenant, scope = excluded.scope, agent = excluded.agent, tier = excluded.tier,
        status = excluded.status, kind = excluded.kind, project = excluded.project, tags = excluded.tags,
@@ -165,7 +184,10 @@ async function upsertRows(client: pg.PoolClient, g: VectorGeneration, upserts: r
       docs.map((d) => d.version),
       docs.map((d) => JSON.stringify(d)),
       upserts.map((u) => u.textHash),
-      upserts.map((u) => (u.embedding === null ? null : pgvector.toSql(u.embedding))),
+      vectorArrayBinary(
+        upserts.map((u) => u.embedding),
+        oid,
+      ),
       docs.map(audienceOf),
       docs.map((d) => episodePlace(d)?.id ?? null),
       docs.map((d) => episodePlace(d)?.order ?? null),
