@@ -101,6 +101,25 @@ describe("entities", () => {
     expect(names("Wow. I made it with clay. It was great and I loved it.")).toEqual([]);
   });
 
+  test("a greeting is no part of a name; a surname, an initial or a title is", () => {
+    const people = (text: string) =>
+      extractEntities(text)
+        .filter((e) => e.type === "person")
+        .map((e) => e.text);
+    expect(people("Nate: Thanks Joanna! I'm so glad you liked it.")).toEqual(["Joanna"]);
+    expect(people("Calvin: Congrats Dave! You earned it.")).toEqual(["Dave"]);
+    expect(people("Lately I've been listening to Frank Ocean on repeat.")).toEqual(["Frank Ocean"]);
+    expect(people("I reread all the Harry Potter books this winter.")).toEqual(["Harry Potter"]);
+    expect(people("My favourite fantasy author is George R. R. Martin, for sure.")).toContain(
+      "George R. R. Martin",
+    );
+    expect(people("I saw Dr. Dre perform in California.")).toEqual(["Dr. Dre"]);
+    // A capitalised word the lexicon knows as no name or plain noun ends the name.
+    expect(people("I told Maria Monday that we would come.")).toEqual(["Maria"]);
+    // A name is written with a capital: "my buddy" is nobody's.
+    expect(people("Joanna: I went hiking with my buddy. Nate, you should come!")).not.toContain("buddy");
+  });
+
   test("each entity once, and at most 64", () => {
     const many = Array.from({ length: 100 }, (_, i) => `value_${i}`).join(" ");
     expect(extractEntities(many)).toHaveLength(64);
