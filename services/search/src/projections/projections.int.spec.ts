@@ -2,8 +2,10 @@
 // JetStream, the durable consumers, Redis + RediSearch and Postgres + pgvector.
 import type { MemoryDocument, Principal, SearchFiltersInput } from "@cairn/contracts";
 import { describe, expect } from "vitest";
+import { embedLocally } from "../embedders/local-embedder.ts";
 import { principals, searchTest as test } from "../testing/search-test.ts";
 import type { SearchUnderTest } from "../testing/search-under-test.ts";
+import { embeddingText } from "./vector/vector-projection.ts";
 
 const { alice } = principals;
 
@@ -59,6 +61,12 @@ describe("projections", () => {
     });
     const firstEmbedding = await inspect.embedding(id);
     expect(firstEmbedding).toHaveLength(384);
+    // Stored as the embedder made it (sent in pgvector's binary format, kept as float4).
+    const made = embedLocally(embeddingText(doc), 384);
+    expect(made.some((v) => v !== 0)).toBe(true);
+    for (const [i, value] of (firstEmbedding as number[]).entries()) {
+      expect(value).toBeCloseTo(made[i] as number, 6);
+    }
 
     // revised: new content is searchable and re-embedded.
     await search.log.change(id, "memory.revised", {
