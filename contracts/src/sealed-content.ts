@@ -16,7 +16,7 @@
 // is plain text (events written before sealing, test fixtures) and passes through unchanged.
 //
 // Pure: no I/O here. The seal ring that finds the seals is passed in.
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, randomBytes, randomFillSync } from "node:crypto";
 import type { StoredEvent } from "./events/envelope.ts";
 
 export const sealedPrefix = "cairn-sealed:v1:";
@@ -48,9 +48,25 @@ export function newSeal(): Uint8Array {
   return new Uint8Array(randomBytes(sealBytes));
 }
 
+// IVs are cut from a buffer of random bytes filled 4 KiB at a time: asking the system's random
+// source for 12 bytes per sealed field (a memory has one per entity) cost as much as the
+// encryption. Each IV is used once, before the buffer is filled again.
+const ivPool = Buffer.alloc(4096);
+let ivOffset = ivPool.length;
+
+function freshIv(): Buffer {
+  if (ivOffset + ivBytes > ivPool.length) {
+    randomFillSync(ivPool);
+    ivOffset = 0;
+  }
+  const iv = ivPool.subarray(ivOffset, ivOffset + ivBytes);
+  ivOffset += ivBytes;
+  return iv;
+}
+
 export function sealText(seal: Uint8Array, memoryId: string, plaintext: string): string {
   if (seal.length !== sealBytes) throw new SealedContentError(`a seal has ${sealBytes} bytes`);
-  const iv = randomBytes(ivBytes);
+  const iv = freshIv();
   const cipher = createCipheriv("aes-256-gcm", seal, iv);
   cipher.setAAD(Buffer.from(memoryId, "utf8"));
   const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);

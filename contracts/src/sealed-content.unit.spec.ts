@@ -59,6 +59,21 @@ describe("sealed memory content", () => {
     expect(() => openSealedText(newSeal(), id, a)).toThrow(SealedContentError);
   });
 
+  it("never uses an IV twice, however many values are sealed", () => {
+    const id = randomUUID();
+    const key = newSeal();
+    // Over a thousand: the random bytes IVs are cut from are drawn again several times.
+    const sealed = Array.from({ length: 1200 }, (_, i) => sealText(key, id, `value ${i}`));
+    const ivs = sealed.map((v) =>
+      Buffer.from(v.slice("cairn-sealed:v1:".length), "base64url").subarray(0, 12),
+    );
+    expect(new Set(ivs.map((iv) => iv.toString("hex"))).size).toBe(sealed.length);
+    expect(ivs.every((iv) => iv.some((byte) => byte !== 0))).toBe(true);
+    sealed.forEach((v, i) => {
+      expect(openSealedText(key, id, v)).toBe(`value ${i}`);
+    });
+  });
+
   it("opens a shredded memory as empty text with no entities, and passes plain text through", () => {
     const id = randomUUID();
     const sealed = sealMemoryFields(body, newSeal(), id);
