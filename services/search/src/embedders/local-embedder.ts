@@ -9,6 +9,7 @@
 // It is lexical-semantic, not semantic: "car" and "automobile" share nothing. It makes vector
 // and hybrid search work out of the box; an `openai`-compatible model gives real semantics.
 import type { Embedder } from "./embedder.ts";
+import { normalize } from "./embedder.ts";
 
 export const localEmbedderVersion = "hash-v1";
 
@@ -140,18 +141,9 @@ export function embedLocally(text: string, dimensions: number): number[] {
       }
     }
   }
-  // Rounded to six places, then to unit length (as `normalize`, in one pass).
-  let sum = 0;
-  for (let i = 0; i < dimensions; i += 1) {
-    const v = Math.round((vector[i] as number) * 1e6) / 1e6;
-    vector[i] = v;
-    sum += v * v;
-  }
-  const norm = Math.sqrt(sum);
-  const out = new Array<number>(dimensions);
-  for (let i = 0; i < dimensions; i += 1)
-    out[i] = norm === 0 ? (vector[i] as number) : (vector[i] as number) / norm;
-  return out;
+  const rounded = new Array<number>(dimensions);
+  for (let i = 0; i < dimensions; i += 1) rounded[i] = Math.round((vector[i] as number) * 1e6) / 1e6;
+  return normalize(rounded);
 }
 
 /**
