@@ -38,6 +38,7 @@ import {
   searchRpcs,
 } from "@cairn/contracts";
 import { migrateToLatest } from "@cairn/event-store";
+import { defaultRerankCandidates } from "@cairn/gateway";
 import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
 import type { NatsConnection } from "@nats-io/nats-core";
 // Not from the package index: that also loads the vitest fixtures, which need a test run.
@@ -92,7 +93,7 @@ function parseOptions(args: string[]): Options {
     data: resolve(option(args, "--data") ?? resolve(repoRoot, "../shared/bench/locomo-dev")),
     modes: mode === "all" ? [...modes] : [mode as Mode],
     natsUrl: option(args, "--nats"),
-    candidateK: Number(option(args, "--candidates") ?? 200),
+    candidateK: Number(option(args, "--candidates") ?? defaultRerankCandidates),
     maxQuestions: questions === undefined ? undefined : Number(questions),
     concurrency: Number(option(args, "--concurrency") ?? 8),
     dump: option(args, "--dump"),

@@ -1,5 +1,6 @@
 import { baseEnvSchema } from "@cairn/service-runtime";
 import { z } from "zod";
+import { defaultRerankCandidates } from "./operations/operations-deps.ts";
 
 const list = z
   .string()
@@ -89,7 +90,7 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
    * How many search candidates a ranked search or context re-ranks: deeper lists let the
    * signals and the re-scored relevance reach evidence the first retrieval ranked low.
    */
-  CAIRN_RERANK_CANDIDATES: z.coerce.number().int().min(10).max(500).default(200),
+  CAIRN_RERANK_CANDIDATES: z.coerce.number().int().min(10).max(500).default(defaultRerankCandidates),
   /**
    * How long a caller's recall records are gathered before they go to ingest together (one
    * commit and one pass of each projection for all of them); 0 sends those of the same tick.

@@ -7,3 +7,4 @@ export { gatewayEnvSchema } from "./env.ts";
 export type { GatewayServiceOptions } from "./gateway-service.ts";
 export { createGatewayService } from "./gateway-service.ts";
 export { runStdioBridge } from "./mcp/stdio-bridge.ts";
+export { defaultRerankCandidates } from "./operations/operations-deps.ts";

@@ -7,7 +7,12 @@ import type { Caller } from "./caller.ts";
 import { type ConflictHint, findConflictHints } from "./conflict-hints.ts";
 import { expandQuery } from "./expand-query.ts";
 import { countOpen } from "./list-memories.ts";
-import { type OperationsDeps, type ReadOptions, recordRecalls } from "./operations-deps.ts";
+import {
+  defaultRerankCandidates,
+  type OperationsDeps,
+  type ReadOptions,
+  recordRecalls,
+} from "./operations-deps.ts";
 import { packWithinBudget } from "./pack-within-budget.ts";
 
 export type ContextInput = { task: string; budgetTokens?: number | undefined; project?: string | undefined };
@@ -40,7 +45,7 @@ export async function context(
       query: input.task,
       expansions: expansion.skip ? [] : expansion.terms,
       mode: "hybrid",
-      candidateK: deps.rerankCandidates ?? 200,
+      candidateK: deps.rerankCandidates ?? defaultRerankCandidates,
       belowFloor: "mark",
       filters: {
         tier: "memory",

@@ -6,13 +6,22 @@ import type { Caller, Consistency, WritePositions } from "./caller.ts";
 import type { RecallRecorder } from "./recall-recorder.ts";
 import type { TenantSettingsReader } from "./tenant-settings.ts";
 
+/**
+ * Search candidates a ranked search or context re-ranks, unless configured. Deeper lists let
+ * the signals reach evidence the first retrieval ranked low, and cost in every step of a
+ * recall (the retrievers' depth, the candidates sent, the cards and signals read). On the
+ * LoCoMo sets, 100 finds what 200 finds (held-out recall@10 0.712 against 0.713) in two
+ * thirds of the time at 100,000 memories.
+ */
+export const defaultRerankCandidates = 100;
+
 export type OperationsDeps = {
   backend: CairnBackend;
   positions: WritePositions;
   /** Where reads leave their recall record (gathered per caller and sent together). */
   recalls: RecallRecorder;
   logger?: Logger | undefined;
-  /** Candidates fetched for re-ranking (default 200; at least 3 × the asked limit). */
+  /** Candidates fetched for re-ranking (default `defaultRerankCandidates`; at least 3 × the asked limit). */
   rerankCandidates?: number | undefined;
   /** Reads a tenant's recorded settings (absent: settings are not readable through this gateway). */
   tenantSettings?: TenantSettingsReader | undefined;

@@ -15,7 +15,12 @@ import type { SkipReason } from "../backend/ranking-contract.ts";
 import type { Caller } from "./caller.ts";
 import { expandQuery } from "./expand-query.ts";
 import { explainResult } from "./explain-result.ts";
-import { type OperationsDeps, type ReadOptions, recordRecalls } from "./operations-deps.ts";
+import {
+  defaultRerankCandidates,
+  type OperationsDeps,
+  type ReadOptions,
+  recordRecalls,
+} from "./operations-deps.ts";
 
 export type SearchInput = {
   query: string;
@@ -63,7 +68,7 @@ export async function search(
     query: input.query,
     expansions: expansion.terms,
     mode: input.mode ?? "hybrid",
-    candidateK: Math.min(500, Math.max(limit * 3, deps.rerankCandidates ?? 200)),
+    candidateK: Math.min(500, Math.max(limit * 3, deps.rerankCandidates ?? defaultRerankCandidates)),
     // Ranking judges what holds few of the question's words (the relevance floor's second step).
     belowFloor: "mark" as const,
     filters: {
