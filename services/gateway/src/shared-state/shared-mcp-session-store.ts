@@ -45,8 +45,16 @@ export function createSharedMcpSessionStore(
     const batch = redis.pipeline();
     for (const { id, kept } of pending)
       batch.set(keyOf(id), recordOf(kept.session), "PX", options.idleMs, "NX");
-    await batch.exec();
-    for (const { kept } of pending) kept.unsynced = false;
+    // A pipeline answers each command's error instead of failing: a session is everyone's once
+    // its own write answered, and one that did not stays unsynced (the recovery runs again).
+    const results = (await batch.exec()) ?? [];
+    let failure: Error | undefined;
+    pending.forEach(({ kept }, i) => {
+      const error = results[i] ? results[i][0] : new Error("redis did not answer the write");
+      if (error) failure ??= error;
+      else kept.unsynced = false;
+    });
+    if (failure) throw failure;
   });
 
   return {

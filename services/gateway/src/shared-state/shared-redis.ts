@@ -86,10 +86,16 @@ export async function connectSharedRedis(options: SharedRedisOptions): Promise<S
       );
     }
     outageReported = false;
+    // A write-back that fails (Redis refused a write, or went away again) counts as Redis
+    // being away: requests use this copy's memory again, and the probe's next answer runs the
+    // write-backs again, so what was kept here reaches the other copies once Redis takes it.
     for (const listener of listeners) {
       void Promise.resolve()
         .then(() => listener(redis))
-        .catch((err: unknown) => logger.warn({ err }, "writing back state kept while redis was away failed"));
+        .catch((err: unknown) => {
+          logger.warn({ err }, "writing back state kept while redis was away failed; trying again");
+          wentAway(err);
+        });
     }
   };
   const scheduleProbe = () => {
@@ -115,6 +121,9 @@ export async function connectSharedRedis(options: SharedRedisOptions): Promise<S
   };
   // Every failed reconnection attempt emits `error`; one line per outage is enough (above).
   redis.on("error", wentAway);
+  // A lost connection is an outage even when no attempt fails (Redis back before the next
+  // one): what was kept here meanwhile is written back when it is ready again.
+  redis.on("close", () => wentAway(new Error("redis connection closed")));
   redis.on("end", () => wentAway(new Error("redis connection ended")));
   redis.on("ready", recovered);
 

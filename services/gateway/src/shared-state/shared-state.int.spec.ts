@@ -2,7 +2,9 @@
 // decisions as the in-memory bucket on the same timeline (one rule, written twice), and every
 // store answers from the copy's memory while Redis is unreachable.
 import { createLogger } from "@cairn/telemetry";
-import { freePort, infraTest } from "@cairn/testing";
+import { freePort, infraTest, waitFor } from "@cairn/testing";
+import { startRedis } from "@cairn/testing/servers";
+import { Redis } from "ioredis";
 import { describe, expect } from "vitest";
 import { createRateLimiter } from "../auth/rate-limiter.ts";
 import { createSharedAuthFailureThrottle } from "./shared-auth-failure-throttle.ts";
@@ -61,4 +63,39 @@ describe("shared gateway state", () => {
       shared.close();
     }
   });
+
+  infraTest(
+    "a session kept while Redis refused writes reaches the other copies once Redis takes it",
+    async () => {
+      // A Redis out of memory answers pings and refuses every write: the write-back that follows
+      // the recovery fails, and must be tried again rather than counted as done.
+      const server = await startRedis({ modulePath: null, extraArgs: ["--maxmemory", "1"] });
+      const admin = new Redis(server.url);
+      const here = await connectSharedRedis({ url: server.url, logger, probeIntervalMs: 50 });
+      const there = await connectSharedRedis({ url: server.url, logger, probeIntervalMs: 50 });
+      const sessions = createSharedMcpSessionStore(here, { idleMs: 60_000 });
+      const elsewhere = createSharedMcpSessionStore(there, { idleMs: 60_000 });
+      try {
+        await sessions.open("opened-while-full", { keyId: "k", episode: "e" });
+        expect(await sessions.find("opened-while-full")).toEqual({ keyId: "k", episode: "e" });
+        // Several probes answer meanwhile; each write-back is refused.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(await elsewhere.find("opened-while-full")).toBeUndefined();
+        await admin.config("SET", "maxmemory", "0");
+        await waitFor(async () => (await elsewhere.find("opened-while-full")) !== undefined, {
+          timeoutMs: 5000,
+          intervalMs: 50,
+          description: "the other copy to find the session",
+        });
+        expect(await elsewhere.find("opened-while-full")).toEqual({ keyId: "k", episode: "e" });
+      } finally {
+        sessions.close();
+        elsewhere.close();
+        here.close();
+        there.close();
+        admin.disconnect();
+        await server.stop();
+      }
+    },
+  );
 });
