@@ -1,10 +1,18 @@
 // A log line names its trace and span, and the tenant and agent of the work it belongs to;
 // fields that would carry memory text or secrets are censored wherever a call passes them.
+// With nowhere to export spans to (as here), none is recorded, and the ids still are there.
 import { Writable } from "node:stream";
-import { createLogger, getTracer, initTracing, startSpan, withLogFields } from "@cairn/telemetry";
+import {
+  createLogger,
+  currentTraceContext,
+  getTracer,
+  initTracing,
+  startSpan,
+  withLogFields,
+} from "@cairn/telemetry";
 import { expect, it } from "vitest";
 
-initTracing({ serviceName: "log-lines-test", instrumentLibraries: false });
+initTracing({ serviceName: "log-lines-test", instrumentLibraries: false, env: {} });
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -38,6 +46,23 @@ it("carries trace and span ids, tenant and agent inside a request", async () => 
     trace_id: ids?.traceId,
     span_id: ids?.spanId,
   });
+});
+
+it("records no span with nowhere to export it, yet passes the trace on", async () => {
+  const seen = await startSpan(getTracer("test"), "request", (outer) =>
+    startSpan(getTracer("test"), "stage", (inner) => ({
+      outer: outer.isRecording(),
+      inner: inner.isRecording(),
+      trace: outer.spanContext().traceId,
+      innerTrace: inner.spanContext().traceId,
+      carried: currentTraceContext(),
+    })),
+  );
+  expect(seen.outer).toBe(false);
+  expect(seen.inner).toBe(false);
+  expect(seen.trace).toMatch(/^[0-9a-f]{32}$/);
+  expect(seen.innerTrace).toBe(seen.trace);
+  expect(seen.carried.traceparent).toContain(seen.trace);
 });
 
 it("censors content, queries and secrets, at any depth a call is likely to use", () => {

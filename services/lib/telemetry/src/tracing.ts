@@ -15,6 +15,7 @@ import { type ExportResult, ExportResultCode, suppressTracing } from "@opentelem
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import {
+  AlwaysOffSampler,
   BatchSpanProcessor,
   type ReadableSpan,
   SimpleSpanProcessor,
@@ -78,6 +79,11 @@ let active: Tracing | undefined;
  * Sets up tracing once per process: W3C trace context, async-local context, pg/ioredis/HTTP
  * auto-instrumentation, and export over OTLP/HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set
  * (off otherwise) and to a JSON-lines file when `CAIRN_TRACE_FILE` is set.
+ *
+ * With nowhere to export to, no span is recorded: spans still carry their trace context (log
+ * lines name their `trace_id`, and messages pass it on), but none is built only to be dropped.
+ * A service that exports nothing does not sample, so the services it calls see its requests
+ * as unsampled: give every service the same exporter.
  */
 export function initTracing(options: TracingOptions): Tracing {
   if (active) return active;
@@ -90,6 +96,7 @@ export function initTracing(options: TracingOptions): Tracing {
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? options.serviceName }),
     spanProcessors,
+    ...(spanProcessors.length === 0 ? { sampler: new AlwaysOffSampler() } : {}),
   });
   provider.register();
   if (options.instrumentLibraries !== false) instrumentLibraries(provider);
