@@ -1,6 +1,7 @@
 import { baseEnvSchema } from "@cairn/service-runtime";
 import { z } from "zod";
 import { defaultRerankCandidates } from "./operations/operations-deps.ts";
+import { defaultRecallBatchMs } from "./operations/recall-recorder.ts";
 
 const list = z
   .string()
@@ -95,6 +96,6 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
    * How long a caller's recall records are gathered before they go to ingest together (one
    * commit and one pass of each projection for all of them); 0 sends those of the same tick.
    */
-  CAIRN_RECALL_BATCH_MS: z.coerce.number().int().min(0).max(5000).default(250),
+  CAIRN_RECALL_BATCH_MS: z.coerce.number().int().min(0).max(5000).default(defaultRecallBatchMs),
 });
 export type GatewayEnv = z.infer<typeof gatewayEnvSchema>;

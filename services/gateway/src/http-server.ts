@@ -16,7 +16,7 @@ import { registerMcpRoute } from "./mcp/mcp-http-route.ts";
 import type { McpSessionStore } from "./mcp/mcp-session-store.ts";
 import { createWritePositions, type WritePositions } from "./operations/caller.ts";
 import { createOperations, type Operations } from "./operations/create-operations.ts";
-import { createRecallRecorder } from "./operations/recall-recorder.ts";
+import { createRecallRecorder, defaultRecallBatchMs } from "./operations/recall-recorder.ts";
 import { createTenantSettingsReader } from "./operations/tenant-settings.ts";
 import { buildOpenApiDocument } from "./rest/openapi-document.ts";
 import { instanceOf, logIfInternal, sendProblem } from "./rest/problem.ts";
@@ -133,7 +133,10 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
     for (const method of [route.method].flat()) seen.push({ method: String(method), url: route.url });
   });
   const backend = createCairnBackend(deps.nc, { timeoutMs: deps.backendTimeoutMs, logger: deps.logger });
-  const recalls = createRecallRecorder(backend, { batchMs: deps.recallBatchMs ?? 250, logger: deps.logger });
+  const recalls = createRecallRecorder(backend, {
+    batchMs: deps.recallBatchMs ?? defaultRecallBatchMs,
+    logger: deps.logger,
+  });
   // What was gathered is sent before the server's connections go.
   app.addHook("onClose", () => recalls.flush());
   const ops = createOperations({

@@ -17,6 +17,14 @@ export type RecallRecorder = {
   flush(): Promise<void>;
 };
 
+/**
+ * How long a caller's recalls are gathered by default: a second, so that a caller that reads
+ * several times a second sends one command, one commit and one message for all of them. What
+ * it delays is signals (attention, depth, links), never an answer; a crash loses at most this
+ * long's recalls.
+ */
+export const defaultRecallBatchMs = 1000;
+
 export type RecallRecorderOptions = {
   /** How long a caller's recalls are gathered before they are sent (0: those of the same tick). */
   batchMs: number;
