@@ -12,8 +12,11 @@ export const defaultRediSearchModulePath = "/usr/lib/redis/modules/redisearch.so
  * How Cairn runs the query engine (infra/local/infra.sh and docker-compose.yml say the same):
  * a query that runs out of time fails instead of answering with the matches found so far
  * (the module's default, which would make a recall silently miss memories on a busy machine).
+ * RediSearch 1.x also runs a query in its own thread, letting writes in while it yields the
+ * lock, and a query then may miss a memory that did not change (seen in `rebuild.int.spec.ts`:
+ * 119 of 120 matches while others were written); `SAFEMODE` keeps the lock for the whole query.
  */
-export const rediSearchModuleArgs: readonly string[] = ["TIMEOUT", "5000", "ON_TIMEOUT", "FAIL"];
+export const rediSearchModuleArgs: readonly string[] = ["TIMEOUT", "5000", "ON_TIMEOUT", "FAIL", "SAFEMODE"];
 
 export interface StartRedisOptions {
   /** AOF persistence (appendonly yes, fsync everysec), so data survives kill() + restart(). Default false. */
