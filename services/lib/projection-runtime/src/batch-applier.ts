@@ -38,6 +38,12 @@ export type BatchApplier = {
    * ApplyRetryError while an event is being retried.
    */
   apply(target: ApplyTarget, stored: readonly StoredEvent[]): Promise<BatchOutcome>;
+  /**
+   * One attempt at the whole batch, with no search for an event that fails and no retry: what a
+   * pipelined rebuild sends ahead. Throws what the attempt threw; the caller goes on with
+   * `apply` from the checkpoint the store holds.
+   */
+  applyOnce(target: ApplyTarget, stored: readonly StoredEvent[]): Promise<BatchOutcome>;
 };
 
 function messageOf(error: unknown): string {
@@ -158,6 +164,7 @@ export function createBatchApplier(options: BatchApplierOptions): BatchApplier {
   }
 
   return {
+    applyOnce: once,
     async apply(t, stored) {
       const first = stored[0];
       if (!first) return { outcome: "ok", checkpoint: t.checkpoint };

@@ -8,8 +8,12 @@ import type { DecodedEvent, EventType, ProjectionName } from "@cairn/contracts";
 import type { DeadLetterReason } from "./dead-letter.ts";
 import type { ProjectionSnapshot } from "./snapshot.ts";
 
-/** Who writes: live events go to the active generation, a rebuild to the one it builds. */
-export type ProjectionWriter = { kind: "live" } | { kind: "builder"; token: string };
+/**
+ * Who writes: live events go to the active generation, a rebuild to the one it builds. A
+ * rebuild's writer may carry `onSent`, which a store that applies what it is sent in order calls
+ * once a batch's write is on its way (see `Projection.pipelinedRebuild`).
+ */
+export type ProjectionWriter = { kind: "live" } | { kind: "builder"; token: string; onSent?: () => void };
 
 /**
  * `ok`: applied and the checkpoint moved; `stale`: someone else moved the checkpoint first;
@@ -86,6 +90,12 @@ export type Projection = {
   readonly version?: string;
   /** Memory text is opened with the seals before `apply` (a purged memory's is empty). */
   readonly readsText: boolean;
+  /**
+   * Its store carries out a batch's reads and its write in the order they were sent (one
+   * connection), and its write calls the builder's `onSent` once it is sent: a rebuild then
+   * reads, opens and folds the next batch while the store is still writing this one.
+   */
+  readonly pipelinedRebuild?: boolean;
   readonly generations: Generations;
   apply(batch: ProjectionBatch): Promise<ApplyResult>;
   /**

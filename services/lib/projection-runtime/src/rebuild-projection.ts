@@ -5,14 +5,16 @@
 // 2. A generation an interrupted run left is continued from its checkpoint, so stopping a
 //    rebuild (Ctrl-C, a crash) and running it again is safe and loses nothing.
 // 3. Replay: the log in batches, each applied with its checkpoint in one atomic write, with
-//    the same decoding, retries and dead letters as live projection.
+//    the same decoding, retries and dead letters as live projection. A projection whose store
+//    carries out what it is sent in order has the next batch read and folded while the store
+//    writes the one before; at a batch that does not apply, it goes on one batch at a time.
 // 4. Switch: live writes are paused (with a time limit, in case this process dies), the new
 //    generation catches up to the live checkpoint, and one compare-and-set makes it active.
 //    The live projector then finds its generation gone, picks up the new one and continues
 //    from its checkpoint: events the rebuild already applied are duplicates to it.
 import { createHash, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CairnError, type ProjectionName } from "@cairn/contracts";
+import { CairnError, type ProjectionName, type StoredEvent } from "@cairn/contracts";
 import type pg from "pg";
 import type { BatchApplier } from "./batch-applier.ts";
 import type { EventLogReader } from "./event-log-reader.ts";
@@ -64,6 +66,8 @@ export function rebuildLockKey(name: ProjectionName): bigint {
   const digest = createHash("sha256").update(`cairn-rebuild:${name}`).digest();
   return digest.readBigInt64BE(0);
 }
+
+const noop = () => {};
 
 export class RebuildAbortedError extends Error {
   override readonly name = "RebuildAbortedError";
@@ -119,8 +123,75 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
           startedAt,
         });
 
+      /**
+       * Sends a batch to be applied after `after`, tried once. Answers once its write is on its
+       * way to the store (or the attempt ended before that), with the attempt's outcome to come.
+       */
+      const sendAhead = async (batch: StoredEvent[], after: number) => {
+        let onSent = noop;
+        const onTheWay = new Promise<void>((resolve) => {
+          onSent = resolve;
+        });
+        const outcome = applier.applyOnce(
+          { generation, writer: { ...writer, onSent }, checkpoint: after },
+          batch,
+        );
+        outcome.catch(noop);
+        await Promise.race([onTheWay, outcome.then(noop, noop)]);
+        return { batch, outcome };
+      };
+
+      /**
+       * Replays to the end of the log with two batches under way: the next one is read, opened
+       * and folded while the store is still writing the one before (a store that carries out
+       * what it is sent in order, so the next batch's reads come after that write). Each batch
+       * is tried once. Answers false at the first that did not apply, once nothing it sent is
+       * under way any more, with the position the store holds: `replay` goes on from there one
+       * batch at a time, with its retries and dead letters.
+       */
+      const replayAhead = async (): Promise<boolean> => {
+        /** Batches sent whose outcome is not taken yet, oldest first (two at most). */
+        const underWay: Awaited<ReturnType<typeof sendAhead>>[] = [];
+        let ahead = position;
+        let completed = false;
+        try {
+          for (;;) {
+            if (signal?.aborted) throw new RebuildAbortedError(`rebuild of ${projection.name} interrupted`);
+            const batch = await log.readAll({ after: ahead, limit: batchSize });
+            const last = batch.at(-1);
+            if (last) {
+              underWay.push(await sendAhead(batch, ahead));
+              ahead = last.position;
+            }
+            const oldest = underWay.length > 1 || !last ? underWay.shift() : undefined;
+            if (oldest) {
+              const end = (oldest.batch.at(-1) as StoredEvent).position;
+              const result = await oldest.outcome;
+              if (result.outcome !== "ok" || result.checkpoint !== end) return false;
+              events += oldest.batch.length;
+              position = end;
+              report("replay");
+            }
+            if (!last && underWay.length === 0) {
+              completed = true;
+              return true;
+            }
+          }
+        } catch (error) {
+          if (error instanceof RebuildAbortedError) throw error;
+          return false;
+        } finally {
+          // Nothing sent from here may write behind what goes on after it.
+          await Promise.all(underWay.map((u) => u.outcome.catch(noop)));
+          if (!completed) position = await generations.checkpoint(generation);
+        }
+      };
+
       /** Applies the log to the new generation up to `until` (or its end); returns the checkpoint. */
       const replay = async (until = Number.POSITIVE_INFINITY): Promise<number> => {
+        if (projection.pipelinedRebuild && until === Number.POSITIVE_INFINITY && (await replayAhead())) {
+          return position;
+        }
         const deadline = Date.now() + pauseTtlMs / 2;
         for (;;) {
           if (signal?.aborted) throw new RebuildAbortedError(`rebuild of ${projection.name} interrupted`);

@@ -215,14 +215,17 @@ export function createRedisGenerations(
         live ? "1" : "0",
       ];
       for (const command of commands) argv.push(command.length, ...command);
-      return (await redis.eval(
+      const reply = redis.eval(
         commitScript,
         3,
         live ? activeKey : builderKey(g),
         pauseKey,
         checkpointKey(g),
         ...argv,
-      )) as ApplyOutcome;
+      );
+      // On its way: what this connection is sent next is carried out after it.
+      if (writer.kind === "builder") writer.onSent?.();
+      return (await reply) as ApplyOutcome;
     },
   };
   return generations;

@@ -62,6 +62,8 @@ export type DocumentProjectionOptions = {
   name: ProjectionName;
   /** See `Projection.version`. */
   version?: string;
+  /** See `Projection.pipelinedRebuild`: the store's reads and writes go out in order on one connection. */
+  pipelinedRebuild?: boolean;
   store: DocumentStore;
   log: Pick<EventStore, "readStreams">;
   sealRing: SealRing;
@@ -110,6 +112,7 @@ export function createDocumentProjection(options: DocumentProjectionOptions): Do
   const projection: DocumentProjection = {
     name: options.name,
     ...(options.version === undefined ? {} : { version: options.version }),
+    ...(options.pipelinedRebuild ? { pipelinedRebuild: true } : {}),
     handles: searchHandles,
     readsText: true,
     generations: store.generations,

@@ -4,7 +4,12 @@
 // vector rebuild.
 import { setTimeout as sleep } from "node:timers/promises";
 import { type MemoryDocument, streamIdFor } from "@cairn/contracts";
-import { RebuildAbortedError, type RebuildProgress, rebuildFromHost } from "@cairn/projection-runtime";
+import {
+  type Projection,
+  RebuildAbortedError,
+  type RebuildProgress,
+  rebuildFromHost,
+} from "@cairn/projection-runtime";
 import { describe, expect } from "vitest";
 import { createLocalEmbedder } from "../embedders/local-embedder.ts";
 import { projectionHostOf } from "../open-read-models.ts";
@@ -141,6 +146,58 @@ describe("rebuild", () => {
       expect(rerun.events).toBeLessThan(150);
     }
     await expectCurrentWithLog(search, inspect, ids);
+  });
+
+  test("a rebuild that meets a memory its store refuses sets that one aside and builds all the others", async ({
+    search,
+    inspect,
+  }) => {
+    // Enough batches of 50 that the one the refused memory is in is read while the batch
+    // before it is being written, and some follow it.
+    const ids: string[] = [];
+    let refused = "";
+    for (let i = 0; i < 300; i += 1) {
+      const slot = i === 170 ? "ops/unstorable" : `ops/fine-${i}`;
+      const { id } = await search.log.record({ content: `memory ${i} about lichens`, slot });
+      if (i === 170) refused = id;
+      else ids.push(id);
+    }
+    await search.settle();
+    const before = await inspect.generations();
+    const host = projectionHostOf(inspect.models);
+    const faulty = (projection: Projection): Projection => ({
+      ...projection,
+      async apply(batch) {
+        const unstorable = batch.events.some(
+          (e) => e.type === "memory.recorded" && (e.data as { slot?: string }).slot === "ops/unstorable",
+        );
+        if (unstorable) throw new Error("this store cannot hold that memory (injected fault)");
+        return projection.apply(batch);
+      },
+    });
+    const result = await rebuildFromHost(
+      { ...host, projections: host.projections.map((p) => (p.name === "search.lexical" ? faulty(p) : p)) },
+      "search.lexical",
+      { batchSize: 50, dropDelayMs: 0, retry: { baseMs: 10, maxMs: 40, maxAttempts: 3 } },
+    );
+
+    expect(result.previous).toBe(before.lexical);
+    expect((await inspect.generations()).lexical).toBe(result.generation);
+    const { lexical } = await inspect.allDocuments();
+    expect([...lexical.keys()].sort()).toEqual([...ids].sort());
+    const { rows } = await search.pool.query<{ projection: string; stream_id: string; reason: string }>(
+      "select projection, stream_id, reason from cairn_projections.dead_letters",
+    );
+    expect(rows).toEqual([
+      { projection: "search.lexical", stream_id: streamIdFor("memory", refused), reason: "apply_failed" },
+    ]);
+    const found = await search.candidates({
+      principal: alice,
+      query: "lichens",
+      mode: "lexical",
+      candidateK: 500,
+    });
+    expect(found.candidates).toHaveLength(ids.length);
   });
 
   test("only one rebuild of a projection runs at a time", async ({ search, inspect }) => {

@@ -19,6 +19,9 @@ export function createLexicalProjection(options: {
   return createDocumentProjection({
     name: "search.lexical",
     version: lexicalAnalysisVersion,
+    // One Redis connection: documents and statistics read for a batch come after the write of
+    // the batch before it, which the commit script makes atomic with its checkpoint.
+    pipelinedRebuild: true,
     log: options.log,
     sealRing: options.sealRing,
     store: {
