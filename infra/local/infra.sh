@@ -238,11 +238,12 @@ redis_start() {
   mkdir -p "$redis_dir" "$logs"
   log "starting redis on $redis_port"
   # A query that runs out of time fails (the service answers 503) instead of answering with
-  # the matches found so far, the module's default. SAFEMODE: a query holds the lock while it
-  # runs, so writes in between cannot make it miss a memory that did not change.
+  # the matches found so far, the module's default. SAFEMODE and NOGC: a query holds the lock
+  # while it runs, and no garbage collector cleans the index meanwhile; either made a query
+  # miss now and then a memory that had not changed (see README, *Outages*).
   "$redis_server" --port "$redis_port" --bind "$host" --dir "$redis_dir" \
     --daemonize yes --pidfile "$redis_pidfile" --logfile "$redis_log" \
-    --appendonly yes --loadmodule "$redisearch" TIMEOUT 5000 ON_TIMEOUT FAIL SAFEMODE >/dev/null
+    --appendonly yes --loadmodule "$redisearch" TIMEOUT 5000 ON_TIMEOUT FAIL SAFEMODE NOGC >/dev/null
   if ! wait_until 15 redis_ready; then
     log_tail "$redis_log"
     die "redis did not start (log: $redis_log)"

@@ -12,11 +12,22 @@ export const defaultRediSearchModulePath = "/usr/lib/redis/modules/redisearch.so
  * How Cairn runs the query engine (infra/local/infra.sh and docker-compose.yml say the same):
  * a query that runs out of time fails instead of answering with the matches found so far
  * (the module's default, which would make a recall silently miss memories on a busy machine).
- * RediSearch 1.x also runs a query in its own thread, letting writes in while it yields the
- * lock, and a query then may miss a memory that did not change (seen in `rebuild.int.spec.ts`:
- * 119 of 120 matches while others were written); `SAFEMODE` keeps the lock for the whole query.
+ *
+ * On RediSearch 1.x, a query also missed now and then a memory that had not changed while
+ * others were being replaced (119 of 120 matches, the next query all 120): `SAFEMODE` keeps
+ * the lock for a whole query (by default it runs in a thread and lets writes in when it
+ * yields), and `NOGC` turns off the index's garbage collector, whose cleaning of replaced
+ * documents' entries made queries miss unchanged ones even in safe mode. Without the collector
+ * those entries stay until the next lexical rebuild.
  */
-export const rediSearchModuleArgs: readonly string[] = ["TIMEOUT", "5000", "ON_TIMEOUT", "FAIL", "SAFEMODE"];
+export const rediSearchModuleArgs: readonly string[] = [
+  "TIMEOUT",
+  "5000",
+  "ON_TIMEOUT",
+  "FAIL",
+  "SAFEMODE",
+  "NOGC",
+];
 
 export interface StartRedisOptions {
   /** AOF persistence (appendonly yes, fsync everysec), so data survives kill() + restart(). Default false. */
