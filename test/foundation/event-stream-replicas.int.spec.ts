@@ -150,7 +150,9 @@ describe("the event stream on a three-node JetStream cluster", () => {
     // The comma-separated form of CAIRN_NATS_URL, as the services take it.
     ingest = await connectTo(cluster.url, auth.credentials.ingest);
     jsm = await jetstreamManager(ingest);
-  });
+    // A cluster that does not form within its 60 s is started once more on new ports: room
+    // for both, which the default hook time (120 s) is not.
+  }, 150_000);
   afterAll(async () => {
     await cluster?.stop();
   });
