@@ -261,6 +261,15 @@ export function createPostgresGenerations(
     },
     async commit(g, writer, expected, next, write) {
       return withTransaction(async (client) => {
+        // A rebuild sends a batch while the one before still writes (`onSent`): the row is
+        // locked first, which waits for that write to commit, so that the compare-and-set below
+        // reads the checkpoint it left. (The update alone would compare with the last committed
+        // checkpoint and miss, without waiting.)
+        if (writer.kind === "builder" && writer.onSent) {
+          await client.query("select 1 from cairn_projections.generations where generation = $1 for update", [
+            g,
+          ]);
+        }
         const owner =
           writer.kind === "live"
             ? `status = 'active' and not exists (select 1 from cairn_projections.pauses p where p.projection = $4 and p.until > now())`
@@ -284,6 +293,9 @@ export function createPostgresGenerations(
           if (Number(row.checkpoint) !== expected) return "stale";
           return "paused";
         }
+        // The checkpoint is this write's until it commits: the next batch's compare-and-set
+        // waits for it, so a rebuild may go on to read and fold that batch now.
+        if (writer.kind === "builder") writer.onSent?.();
         await write(client);
         return "ok";
       });

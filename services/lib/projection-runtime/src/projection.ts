@@ -10,8 +10,8 @@ import type { ProjectionSnapshot } from "./snapshot.ts";
 
 /**
  * Who writes: live events go to the active generation, a rebuild to the one it builds. A
- * rebuild's writer may carry `onSent`, which a store that applies what it is sent in order calls
- * once a batch's write is on its way (see `Projection.pipelinedRebuild`).
+ * rebuild's writer may carry `onSent`, which the store calls once the next batch may be read
+ * (see `Projection.pipelinedRebuild`).
  */
 export type ProjectionWriter = { kind: "live" } | { kind: "builder"; token: string; onSent?: () => void };
 
@@ -91,9 +91,11 @@ export type Projection = {
   /** Memory text is opened with the seals before `apply` (a purged memory's is empty). */
   readonly readsText: boolean;
   /**
-   * Its store carries out a batch's reads and its write in the order they were sent (one
-   * connection), and its write calls the builder's `onSent` once it is sent: a rebuild then
-   * reads, opens and folds the next batch while the store is still writing this one.
+   * A batch's write calls the builder's `onSent` as soon as the next batch's reads would see
+   * what it writes (a store that carries out what it is sent in order on one connection: once
+   * the write is sent; one on a pool: once it holds the checkpoint, with its rows kept in memory
+   * for those reads until it commits). A rebuild then reads, opens and folds the next batch
+   * while the store is still writing this one.
    */
   readonly pipelinedRebuild?: boolean;
   readonly generations: Generations;

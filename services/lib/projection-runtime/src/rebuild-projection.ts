@@ -5,9 +5,10 @@
 // 2. A generation an interrupted run left is continued from its checkpoint, so stopping a
 //    rebuild (Ctrl-C, a crash) and running it again is safe and loses nothing.
 // 3. Replay: the log in batches, each applied with its checkpoint in one atomic write, with
-//    the same decoding, retries and dead letters as live projection. A projection whose store
-//    carries out what it is sent in order has the next batch read and folded while the store
-//    writes the one before; at a batch that does not apply, it goes on one batch at a time.
+//    the same decoding, retries and dead letters as live projection. A projection whose next
+//    batch's reads can see a write still under way (`pipelinedRebuild`) has that batch read
+//    and folded while the store writes the one before; at a batch that does not apply, it
+//    goes on one batch at a time.
 // 4. Switch: live writes are paused (with a time limit, in case this process dies), the new
 //    generation catches up to the live checkpoint, and one compare-and-set makes it active.
 //    The live projector then finds its generation gone, picks up the new one and continues
@@ -143,8 +144,8 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
 
       /**
        * Replays to the end of the log with two batches under way: the next one is read, opened
-       * and folded while the store is still writing the one before (a store that carries out
-       * what it is sent in order, so the next batch's reads come after that write). Each batch
+       * and folded while the store is still writing the one before (its reads see that write,
+       * and its compare-and-set waits for it: see `Projection.pipelinedRebuild`). Each batch
        * is tried once. Answers false at the first that did not apply, once nothing it sent is
        * under way any more, with the position the store holds: `replay` goes on from there one
        * batch at a time, with its retries and dead letters.

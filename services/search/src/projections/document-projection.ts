@@ -62,7 +62,7 @@ export type DocumentProjectionOptions = {
   name: ProjectionName;
   /** See `Projection.version`. */
   version?: string;
-  /** See `Projection.pipelinedRebuild`: the store's reads and writes go out in order on one connection. */
+  /** See `Projection.pipelinedRebuild`: the next batch's reads see a write once it calls `onSent`. */
   pipelinedRebuild?: boolean;
   store: DocumentStore;
   log: Pick<EventStore, "readStreams">;

@@ -148,56 +148,101 @@ describe("rebuild", () => {
     await expectCurrentWithLog(search, inspect, ids);
   });
 
-  test("a rebuild that meets a memory its store refuses sets that one aside and builds all the others", async ({
+  test.for(["lexical", "vector"] as const)(
+    "a %s rebuild that meets a memory its store refuses sets that one aside and builds all the others",
+    async (name, { search, inspect }) => {
+      // Enough batches of 50 that the one the refused memory is in is read while the batch
+      // before it is being written, and some follow it.
+      const ids: string[] = [];
+      let refused = "";
+      for (let i = 0; i < 300; i += 1) {
+        const slot = i === 170 ? "ops/unstorable" : `ops/fine-${i}`;
+        const { id } = await search.log.record({ content: `memory ${i} about lichens`, slot });
+        if (i === 170) refused = id;
+        else ids.push(id);
+      }
+      await search.settle();
+      const before = await inspect.generations();
+      const host = projectionHostOf(inspect.models);
+      const faulty = (projection: Projection): Projection => ({
+        ...projection,
+        async apply(batch) {
+          const unstorable = batch.events.some(
+            (e) => e.type === "memory.recorded" && (e.data as { slot?: string }).slot === "ops/unstorable",
+          );
+          if (unstorable) throw new Error("this store cannot hold that memory (injected fault)");
+          return projection.apply(batch);
+        },
+      });
+      const result = await rebuildFromHost(
+        {
+          ...host,
+          projections: host.projections.map((p) => (p.name === `search.${name}` ? faulty(p) : p)),
+        },
+        `search.${name}`,
+        { batchSize: 50, dropDelayMs: 0, retry: { baseMs: 10, maxMs: 40, maxAttempts: 3 } },
+      );
+
+      expect(result.previous).toBe(before[name]);
+      expect((await inspect.generations())[name]).toBe(result.generation);
+      const documents = (await inspect.allDocuments())[name];
+      expect([...documents.keys()].sort()).toEqual([...ids].sort());
+      const { rows } = await search.pool.query<{ projection: string; stream_id: string; reason: string }>(
+        "select projection, stream_id, reason from cairn_projections.dead_letters",
+      );
+      expect(rows).toEqual([
+        { projection: `search.${name}`, stream_id: streamIdFor("memory", refused), reason: "apply_failed" },
+      ]);
+      const found = await search.candidates({
+        principal: alice,
+        query: "lichens",
+        mode: name,
+        candidateK: 500,
+      });
+      expect(found.candidates.length).toBeGreaterThanOrEqual(name === "lexical" ? ids.length : 250);
+    },
+  );
+
+  test("a vector rebuild keeps up with memories that change in the batch after the one that wrote them", async ({
     search,
     inspect,
   }) => {
-    // Enough batches of 50 that the one the refused memory is in is read while the batch
-    // before it is being written, and some follow it.
+    // Each memory is changed about 50 events after it was recorded, in the next batch of 50,
+    // which a rebuild reads and folds while the batch before is still being written: every
+    // other change gives it new text (a new embedding), the others only tags (the embedding
+    // written the batch before is kept).
     const ids: string[] = [];
-    let refused = "";
-    for (let i = 0; i < 300; i += 1) {
-      const slot = i === 170 ? "ops/unstorable" : `ops/fine-${i}`;
-      const { id } = await search.log.record({ content: `memory ${i} about lichens`, slot });
-      if (i === 170) refused = id;
-      else ids.push(id);
+    const texts = new Map<string, string>();
+    for (let i = 0; i < 260; i += 1) {
+      const content = `memory ${i} about liverworts`;
+      const { id } = await search.log.record({ content });
+      ids.push(id);
+      texts.set(id, content);
+      const earlier = ids[i - 25];
+      if (earlier === undefined) continue;
+      if (i % 2 === 0) {
+        const revised = `${texts.get(earlier)}, revised in a later batch`;
+        await search.log.change(earlier, "memory.revised", { content: revised });
+        texts.set(earlier, revised);
+      } else {
+        await search.log.change(earlier, "memory.revised", { tags: ["later"] });
+      }
     }
     await search.settle();
-    const before = await inspect.generations();
-    const host = projectionHostOf(inspect.models);
-    const faulty = (projection: Projection): Projection => ({
-      ...projection,
-      async apply(batch) {
-        const unstorable = batch.events.some(
-          (e) => e.type === "memory.recorded" && (e.data as { slot?: string }).slot === "ops/unstorable",
-        );
-        if (unstorable) throw new Error("this store cannot hold that memory (injected fault)");
-        return projection.apply(batch);
-      },
-    });
-    const result = await rebuildFromHost(
-      { ...host, projections: host.projections.map((p) => (p.name === "search.lexical" ? faulty(p) : p)) },
-      "search.lexical",
-      { batchSize: 50, dropDelayMs: 0, retry: { baseMs: 10, maxMs: 40, maxAttempts: 3 } },
-    );
+    const live = new Map<string, number[] | null>();
+    for (const id of ids) live.set(id, await inspect.embedding(id));
 
-    expect(result.previous).toBe(before.lexical);
-    expect((await inspect.generations()).lexical).toBe(result.generation);
-    const { lexical } = await inspect.allDocuments();
-    expect([...lexical.keys()].sort()).toEqual([...ids].sort());
-    const { rows } = await search.pool.query<{ projection: string; stream_id: string; reason: string }>(
-      "select projection, stream_id, reason from cairn_projections.dead_letters",
-    );
-    expect(rows).toEqual([
-      { projection: "search.lexical", stream_id: streamIdFor("memory", refused), reason: "apply_failed" },
-    ]);
-    const found = await search.candidates({
-      principal: alice,
-      query: "lichens",
-      mode: "lexical",
-      candidateK: 500,
-    });
-    expect(found.candidates).toHaveLength(ids.length);
+    await rebuild(inspect, "vector", { dropDelayMs: 0 });
+    await expectCurrentWithLog(search, inspect, ids);
+    const { vector } = await inspect.allDocuments();
+    for (const id of ids) {
+      const document = vector.get(id) as MemoryDocument;
+      expect(document.content, id).toBe(texts.get(id));
+      // The rebuilt embedding is the one of the final text: what the live projection holds.
+      const embedding = await inspect.embedding(id);
+      expect(embedding, id).not.toBeNull();
+      expect(embedding, id).toEqual(live.get(id));
+    }
   });
 
   test("only one rebuild of a projection runs at a time", async ({ search, inspect }) => {

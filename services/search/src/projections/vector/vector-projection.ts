@@ -5,13 +5,15 @@
 import type { MemoryDocument, SealRing } from "@cairn/contracts";
 import { CairnError } from "@cairn/contracts";
 import type { EventStore } from "@cairn/event-store";
-import type { PostgresGenerations } from "@cairn/projection-runtime";
+import type { ApplyOutcome, PostgresGenerations } from "@cairn/projection-runtime";
 import type pg from "pg";
 import type { Embedder } from "../../embedders/embedder.ts";
 import { textHash } from "../../embedders/embedding-cache.ts";
 import { createDocumentProjection, type DocumentProjection } from "../document-projection.ts";
 import { toVectorGeneration, type VectorGeneration } from "./vector-generations.ts";
 import type { VectorRows, VectorUpsert } from "./vector-store.ts";
+
+type StoredRow = { document: MemoryDocument; textHash: string };
 
 /** The text a memory is embedded from. */
 export function embeddingText(doc: MemoryDocument): string {
@@ -81,13 +83,48 @@ export function createVectorProjection(options: {
     return active;
   }
 
+  // A rebuild's batch sent but not yet committed, per generation: what its rows will hold. The
+  // next batch is read and folded while this one is written (`pipelinedRebuild`), so its reads
+  // of current rows take these first. Should the write not apply, the next one cannot either:
+  // its compare-and-set expects the checkpoint this one would have moved to.
+  const sending = new Map<number, Map<string, StoredRow>>();
+
+  /** Current rows, a batch still being written included (taken before the read is sent). */
+  async function currentRows(gen: VectorGeneration, ids: readonly string[]) {
+    const pending = sending.get(gen.generation);
+    const sent = pending
+      ? ids.flatMap((id) => (pending.has(id) ? [[id, pending.get(id)] as const] : []))
+      : [];
+    const held = await rows.loadRows(gen, ids);
+    for (const [id, row] of sent) held.set(id, row as StoredRow);
+    return held;
+  }
+
   async function loadDocuments(g: number, ids: readonly string[]) {
-    const held = await rows.loadRows(await generationInfo(g), ids);
+    const held = await currentRows(await generationInfo(g), ids);
     return new Map([...held].map(([id, row]) => [id, row.document]));
+  }
+
+  /** Marks a builder's batch as sent: the next batch reads its rows until the write ends. */
+  function markSent(g: number, upserts: readonly VectorUpsert[]): () => void {
+    const pending = sending.get(g) ?? new Map<string, StoredRow>();
+    sending.set(g, pending);
+    const mine = upserts.map((u) => {
+      const row = { document: u.document, textHash: u.textHash };
+      pending.set(u.document.id, row);
+      return [u.document.id, row] as const;
+    });
+    return () => {
+      for (const [id, row] of mine) if (pending.get(id) === row) pending.delete(id);
+      if (pending.size === 0 && sending.get(g) === pending) sending.delete(g);
+    };
   }
 
   const projection = createDocumentProjection({
     name: "search.vector",
+    // Reads and writes go through a pool; the next batch's reads see this one's rows through
+    // `sending` (above).
+    pipelinedRebuild: true,
     log: options.log,
     sealRing: options.sealRing,
     store: {
@@ -97,7 +134,7 @@ export function createVectorProjection(options: {
         const gen = await generationInfo(g);
         if (gen.model !== embedder.model) throw new EmbeddingModelMismatchError(gen.model, embedder.model);
         // Only a memory that had a document before the batch can have an embedding to keep.
-        const stored = await rows.loadRows(gen, [...fold.previous.keys()]);
+        const stored = await currentRows(gen, [...fold.previous.keys()]);
         const upserts: VectorUpsert[] = [];
         const toEmbed: { index: number; text: string; owner: string | undefined }[] = [];
         const purged: string[] = [];
@@ -129,9 +166,15 @@ export function createVectorProjection(options: {
             (upserts[t.index] as VectorUpsert).embedding = vector;
           });
         }
-        const outcome = await generations.commit(g, writer, expected, next, async (client) => {
-          if (upserts.length > 0) await rows.upsertRows(client, gen, upserts);
-        });
+        const sent = writer.kind === "builder" && writer.onSent ? markSent(g, upserts) : undefined;
+        let outcome: ApplyOutcome;
+        try {
+          outcome = await generations.commit(g, writer, expected, next, async (client) => {
+            if (upserts.length > 0) await rows.upsertRows(client, gen, upserts);
+          });
+        } finally {
+          sent?.();
+        }
         if (outcome === "not_owner") known.delete(g);
         // Embeddings derived from a purged memory's text must not outlive it in the cache.
         if (outcome === "ok" && purged.length > 0) await embedder.forget?.(purged);
