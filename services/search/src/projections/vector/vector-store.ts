@@ -151,15 +151,17 @@ async function upsertRows(
        text_hash, embedding)
      select ${audience ? "u.audience, u.episode, u.episode_order, " : ""}u.memory_id, u.tenant, u.scope, u.agent, u.tier, u.status, u.kind, u.project,
             array(select jsonb_array_elements_text(u.tags)), u.created_at, u.updated_at, u.invalid_at,
-            u.version, u.document, u.text_hash,
+            u.version, d.document, u.text_hash,
             coalesce(u.embedding, (select old.embedding from ${vectorTable(g)} old
                                             where old.memory_id = u.memory_id${audience ? " and old.audience = u.audience" : ""}))
        from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                    $8::text[], $9::jsonb[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[],
-                   $13::int[], $14::jsonb[], $15::text[], $16::vector[], $17::text[], $18::text[], $19::float8[])
+                   $13::int[], $15::text[], $16::vector[], $17::text[], $18::text[], $19::float8[])
+            with ordinality
             as u(memory_id, tenant, scope, agent, tier, status, kind, project, tags, created_at,
-                 updated_at, invalid_at, version, document, text_hash, embedding, audience, episode,
-                 episode_order)
+                 updated_at, invalid_at, version, text_hash, embedding, audience, episode,
+                 episode_order, n)
+       join jsonb_array_elements($14::jsonb) with ordinality as d(document, n) on d.n = u.n
      on conflict (${audience ? "audience, " : ""}memory_id) do update set
        tenant = excluded.tenant, scope = excluded.scope, agent = excluded.agent, tier = excluded.tier,
        status = excluded.status, kind = excluded.kind, project = excluded.project, tags = excluded.tags,
@@ -182,7 +184,9 @@ async function upsertRows(
       docs.map((d) => d.updatedAt),
       docs.map((d) => d.invalidAt),
       docs.map((d) => d.version),
-      docs.map((d) => JSON.stringify(d)),
+      // One JSON array: as an array of texts, each document would be escaped character by
+      // character on its way out.
+      JSON.stringify(docs),
       upserts.map((u) => u.textHash),
       vectorArrayBinary(
         upserts.map((u) => u.embedding),
