@@ -650,6 +650,67 @@ describe("REST /v1", () => {
     expect(slots).not.toContain("ops/metrics-marker");
   });
 
+  it("searches with the entities that co-occur with the query's, and answers a skipped query with nothing", async () => {
+    for (const [slot, content] of [
+      ["stack/web", "Our API is written in Python with Django."],
+      ["stack/admin", "The Python admin pages use Django templates."],
+      ["stack/jobs", "Our API is written in Python with Flask."],
+    ] as const) {
+      const created = await rest("admin", "POST", "/v1/memories", { slot, content });
+      expect(created.status, await created.clone().text()).toBe(201);
+    }
+    type Explained = {
+      results: {
+        document: { slot: string };
+        explanation: { relevance: { lexical: { score: number } | null }; expansions: string[] };
+      }[];
+      skipped?: unknown;
+    };
+    const search = async (q: string) => {
+      const reply = await rest(
+        "admin",
+        "GET",
+        `/v1/memories?q=${encodeURIComponent(q)}&explain=true&consistency=strong`,
+      );
+      expect(reply.status).toBe(200);
+      return (await reply.json()) as Explained;
+    };
+    // Python co-occurs with Django twice: the query is expanded with Django, which counts for
+    // the memory that holds it and not for its twin that names Flask instead.
+    const expanded = await search("Python API");
+    const lexical = (slot: string) =>
+      expanded.results.find((r) => r.document.slot === slot)?.explanation.relevance.lexical?.score ?? 0;
+    expect(expanded.results[0]?.explanation.expansions).toContain("Django");
+    expect(lexical("stack/web")).toBeGreaterThan(lexical("stack/jobs"));
+    expect(expanded.results[0]?.document.slot).toBe("stack/web");
+
+    const { client: admin } = await mcpClient("admin");
+    const contextSlots = async (task: string) => {
+      const context = await call(admin, "memory_context", { task });
+      return (context.structuredContent.memories as { slot: string }[]).map((m) => m.slot);
+    };
+    const settings = (await call(admin, "memory_settings_read")).structuredContent as { version: number };
+    const changed = await call(admin, "memory_settings_update", {
+      settings: { skipPatterns: ["noted .*"] },
+      version: settings.version,
+    });
+    expect(changed.isError, JSON.stringify(changed.content)).toBeFalsy();
+    try {
+      // A skipped query answers nothing, though its words match memories.
+      const skipped = await search("noted Python API");
+      expect(skipped.results).toEqual([]);
+      expect(skipped.skipped).toBeDefined();
+      expect(await contextSlots("noted Python API")).toEqual([]);
+      expect(await contextSlots("Python API")).toContain("stack/web");
+    } finally {
+      const current = (await call(admin, "memory_settings_read")).structuredContent as { version: number };
+      await call(admin, "memory_settings_update", {
+        settings: { skipPatterns: [] },
+        version: current.version,
+      });
+    }
+  });
+
   it("lets admins manage API keys of their tenant and nobody else", async () => {
     expect((await rest("alice", "GET", "/v1/api-keys")).status).toBe(403);
     const created = await rest("admin", "POST", "/v1/api-keys", { agent: "newbie" });

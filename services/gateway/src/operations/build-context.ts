@@ -5,9 +5,10 @@ import type { MemoryDocument } from "@cairn/contracts";
 import type { SkipReason } from "../backend/ranking-contract.ts";
 import type { Caller } from "./caller.ts";
 import { type ConflictHint, findConflictHints } from "./conflict-hints.ts";
-import { expandQuery } from "./expand-query.ts";
+import { expandAndRetrieve } from "./expand-query.ts";
 import { countOpen } from "./list-memories.ts";
 import {
+  afterPositionOf,
   defaultRerankCandidates,
   type OperationsDeps,
   type ReadOptions,
@@ -39,11 +40,11 @@ export async function context(
   options: ReadOptions = {},
 ): Promise<ContextResult> {
   const budgetTokens = input.budgetTokens ?? 2000;
-  const { after, expansion } = await expandQuery(deps, caller, input.task, options);
-  const [reply, proposals, handoffs] = await Promise.all([
-    deps.backend.candidateIds(caller.principal, {
+  const after = await afterPositionOf(deps, caller, options);
+  const [{ expansion, candidates }, proposals, handoffs] = await Promise.all([
+    expandAndRetrieve(deps, caller, input.task, after, (expansions) => ({
       query: input.task,
-      expansions: expansion.skip ? [] : expansion.terms,
+      expansions,
       mode: "hybrid",
       candidateK: deps.rerankCandidates ?? defaultRerankCandidates,
       belowFloor: "mark",
@@ -54,10 +55,11 @@ export async function context(
         includeExpired: false,
       },
       ...(after === undefined ? {} : { afterPosition: after }),
-    }),
+    })),
     countOpen(deps, caller, "proposal", { afterPosition: after }),
     countOpen(deps, caller, "handoff", { afterPosition: after }),
   ]);
+  const reply = await candidates;
   const reranked = expansion.skip
     ? { ranked: [], ranking: "ranked" as const }
     : await deps.backend.rerank(caller.principal, input.task, reply.candidates, 20, expansion.terms);

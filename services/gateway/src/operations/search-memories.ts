@@ -3,7 +3,9 @@
 // after the answer is ready, never waited for).
 import type {
   AsOf,
+  CandidateIdsReply,
   CandidateScores,
+  CandidatesReply,
   Kind,
   MemoryDocument,
   RetrievalMode,
@@ -11,11 +13,12 @@ import type {
   Status,
   Tier,
 } from "@cairn/contracts";
-import type { SkipReason } from "../backend/ranking-contract.ts";
+import type { ExpandReplyFields, SkipReason } from "../backend/ranking-contract.ts";
 import type { Caller } from "./caller.ts";
-import { expandQuery } from "./expand-query.ts";
+import { expandAndRetrieve } from "./expand-query.ts";
 import { explainResult } from "./explain-result.ts";
 import {
+  afterPositionOf,
   defaultRerankCandidates,
   type OperationsDeps,
   type ReadOptions,
@@ -61,12 +64,11 @@ export async function search(
   input: SearchInput,
   options: ReadOptions = {},
 ): Promise<SearchResult> {
-  const { after, expansion } = await expandQuery(deps, caller, input.query, options);
-  if (expansion.skip) return { results: [], ranking: "ranked", position: 0, skipped: expansion.skip };
+  const after = await afterPositionOf(deps, caller, options);
   const limit = input.limit ?? 10;
-  const request = {
+  const request = (expansions: string[]) => ({
     query: input.query,
-    expansions: expansion.terms,
+    expansions,
     mode: input.mode ?? "hybrid",
     candidateK: Math.min(500, Math.max(limit * 3, deps.rerankCandidates ?? defaultRerankCandidates)),
     // Ranking judges what holds few of the question's words (the relevance floor's second step).
@@ -81,13 +83,24 @@ export async function search(
       includeExpired: input.includeExpired ?? false,
     },
     ...(after === undefined ? {} : { afterPosition: after }),
-  };
+  });
   // As of a past point the documents are folded from the log with the candidates; otherwise
   // only the final results' are read.
   const asOf = input.asOf;
-  const past =
-    asOf === undefined ? undefined : await deps.backend.candidates(caller.principal, { ...request, asOf });
-  const reply = past ?? (await deps.backend.candidateIds(caller.principal, request));
+  let expansion: ExpandReplyFields;
+  let reply: CandidateIdsReply | CandidatesReply;
+  let past: CandidatesReply | undefined;
+  if (asOf === undefined) {
+    const expanded = await expandAndRetrieve(deps, caller, input.query, after, request);
+    expansion = expanded.expansion;
+    if (expansion.skip) return { results: [], ranking: "ranked", position: 0, skipped: expansion.skip };
+    reply = await expanded.candidates;
+  } else {
+    expansion = await deps.backend.expand(caller.principal, input.query, after);
+    if (expansion.skip) return { results: [], ranking: "ranked", position: 0, skipped: expansion.skip };
+    past = await deps.backend.candidates(caller.principal, { ...request(expansion.terms), asOf });
+    reply = past;
+  }
   const { ranked, ranking } = await deps.backend.rerank(
     caller.principal,
     input.query,
