@@ -424,12 +424,17 @@ export async function rankCandidates(models: ReadModels, asked: ParsedCandidates
       unavailable: [],
     };
   }
-  // Hybrid: deeper lists make the fusion better.
-  const depth = Math.min(500, k * 2);
+  // Hybrid: the lexical list goes twice as deep, which costs nothing (its pool is scored
+  // anyway) and lets a memory far down it rise with its vector score. The vector list stops
+  // at k: past the HNSW walk's `ef_search` (100) each further hit costs another pass of the
+  // walk, for memories whose fused score rests almost wholly on the lexical part (recall@10
+  // on LoCoMo within ±0.01 either way, with half the walk).
   const skipped = (name: RetrieverName) => Promise.reject(down.get(name));
   const [lexical, vector] = await Promise.allSettled([
-    down.has("lexical") ? skipped("lexical") : lexicalCandidates(models, request, depth, views),
-    down.has("vector") ? skipped("vector") : vectorCandidates(models, request, depth),
+    down.has("lexical")
+      ? skipped("lexical")
+      : lexicalCandidates(models, request, Math.min(500, k * 2), views),
+    down.has("vector") ? skipped("vector") : vectorCandidates(models, request, k),
   ]);
   if (lexical.status === "rejected" && vector.status === "rejected") throw lexical.reason as CairnError;
   const unavailable: RetrieverName[] = [];

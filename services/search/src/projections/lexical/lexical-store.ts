@@ -203,7 +203,9 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
 
   async function indexExists(g: number): Promise<boolean> {
     try {
-      await redis.call("FT.INFO", indexName(g));
+      // Parsing a query against the index answers as FT.INFO does, without FT.INFO's walk over
+      // every term of the index (25 ms of Redis, every other request waiting, at 100,000).
+      await redis.call("FT.EXPLAIN", indexName(g), "*");
       return true;
     } catch (error) {
       if (isUnknownIndexError(error)) return false;
