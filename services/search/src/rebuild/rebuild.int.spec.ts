@@ -281,6 +281,62 @@ describe("rebuild", () => {
     await expectCurrentWithLog(search, inspect, ids);
   });
 
+  test("a vector generation of single-precision embeddings answers, and is rebuilt at start into half precision", async ({
+    search,
+    inspect,
+  }) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i += 1)
+      ids.push((await search.log.record({ content: `precision note ${i} about lichens` })).id);
+    await search.settle();
+    const old = (await inspect.generations()).vector as number;
+    const table = `cairn_search.vectors_g${old}`;
+    const columnType = async (generation: number) => {
+      const { rows } = await search.pool.query<{ type: string }>(
+        `select format_type(atttypid, atttypmod) as type from pg_attribute
+          where attrelid = $1::regclass and attname = 'embedding'`,
+        [`cairn_search.vectors_g${generation}`],
+      );
+      return rows[0]?.type;
+    };
+    expect(await columnType(old)).toBe("halfvec(384)");
+    // As the version before left it: embeddings in single precision, its graph over them, and
+    // no embedding type in the generation's meta.
+    await search.pool.query(`drop index cairn_search.vectors_g${old}_hnsw`);
+    await search.pool.query(`alter table ${table} alter column embedding type vector(384)`);
+    await search.pool.query(
+      `create index vectors_g${old}_hnsw on ${table} using hnsw (embedding vector_cosine_ops)`,
+    );
+    await search.pool.query(
+      `update cairn_projections.generations
+          set meta = (meta - 'embedding') || '{"version": "audience-partitions-v1"}'
+        where projection = 'search.vector' and generation = $1`,
+      [old],
+    );
+    // It answers once the service has read the generation again (it keeps it half a second).
+    await sleep(600);
+    const before = await search.candidates({
+      principal: alice,
+      query: "lichens",
+      mode: "vector",
+      candidateK: 50,
+    });
+    expect(before.candidates.map((c) => c.id).sort()).toEqual([...ids].sort());
+
+    await search.restartService();
+    await expect.poll(async () => (await inspect.generations()).vector, { timeout: 20_000 }).not.toBe(old);
+    const fresh = (await inspect.generations()).vector as number;
+    expect(await columnType(fresh)).toBe("halfvec(384)");
+    const after = await search.candidates({
+      principal: alice,
+      query: "lichens",
+      mode: "vector",
+      candidateK: 50,
+    });
+    expect(after.candidates.map((c) => c.id).sort()).toEqual([...ids].sort());
+    await expectCurrentWithLog(search, inspect, ids);
+  });
+
   test("a rebuilt vector generation has an HNSW graph on every partition, and a vector query finds what it holds", async ({
     search,
     inspect,

@@ -9,7 +9,10 @@
 // graph of that partition answers it; over one graph of every tenant, a filter that keeps one
 // tenant in ten makes the index walk ten times as far, and an exact scan reads every row of
 // the tenant. The embedding is stored in the row (`storage main`), not out of line, so
-// neither an exact scan nor the distance of a hit reads TOAST.
+// neither an exact scan nor the distance of a hit reads TOAST. Embeddings are kept in half
+// precision (`halfvec`): the HNSW walk touches half the memory, which at 100,000 memories made
+// a query's walk over a partition of three tenants 6.2-6.6 ms -> 3.6 ms (median of 30 queries),
+// and the retrieval bench gives the same figures on LoCoMo to the third decimal.
 import {
   createPostgresGenerations,
   type PostgresGeneration,
@@ -24,7 +27,13 @@ import type pg from "pg";
 export type VectorLayout = "audience" | "single";
 
 /** The layout new generations get; the projection's version follows it. */
-export const vectorLayoutVersion = "audience-partitions-v1";
+export const vectorLayoutVersion = "audience-partitions-v2-halfvec";
+
+/**
+ * How a generation stores embeddings: `halfvec` (half precision, new generations) or `vector`
+ * (single precision, from before; it serves until a rebuild replaces it).
+ */
+export type EmbeddingType = "halfvec" | "vector";
 
 /** Hash partitions of a generation's table. */
 export const vectorPartitions = 16;
@@ -38,6 +47,7 @@ export type VectorGeneration = {
   generation: number;
   tableName: string;
   layout: VectorLayout;
+  embeddingType: EmbeddingType;
   model: string;
   dimensions: number;
   status: PostgresGeneration["status"];
@@ -47,11 +57,18 @@ export type VectorGeneration = {
 };
 
 export function toVectorGeneration(g: PostgresGeneration): VectorGeneration {
-  const meta = g.meta as { tableName?: string; model?: string; dimensions?: number; layout?: string };
+  const meta = g.meta as {
+    tableName?: string;
+    model?: string;
+    dimensions?: number;
+    layout?: string;
+    embedding?: string;
+  };
   return {
     generation: g.generation,
     tableName: meta.tableName ?? `vectors_g${g.generation}`,
     layout: meta.layout === "audience" ? "audience" : "single",
+    embeddingType: meta.embedding === "halfvec" ? "halfvec" : "vector",
     model: meta.model ?? "",
     dimensions: meta.dimensions ?? 0,
     status: g.status,
@@ -92,7 +109,7 @@ const buildMemory = "set maintenance_work_mem = '512MB'";
 
 async function buildGraphs(db: pg.Pool | pg.PoolClient, g: VectorGeneration): Promise<void> {
   const index = `${g.tableName}_hnsw`;
-  const method = "using hnsw (embedding vector_cosine_ops)";
+  const method = `using hnsw (embedding ${g.embeddingType}_cosine_ops)`;
   if ("release" in db || g.layout !== "audience") {
     // In a transaction (the first, empty generation), or one table: one statement.
     const client = "release" in db ? db : await db.connect();
@@ -171,6 +188,7 @@ export function createVectorGenerations(
       model: embedder.model,
       dimensions: await embedder.dimensions(),
       layout: "audience",
+      embedding: "halfvec",
     }),
     async createData(client, generation, meta) {
       const dimensions = Number(meta.dimensions);
@@ -179,6 +197,7 @@ export function createVectorGenerations(
       }
       const tableName = `vectors_g${generation}`;
       const table = vectorTable({ tableName });
+      const type = meta.embedding === "halfvec" ? "halfvec" : "vector";
       await client.query(`
         create table ${table} (
           memory_id uuid not null,
@@ -199,7 +218,7 @@ export function createVectorGenerations(
           text_hash text not null,
           episode text,
           episode_order double precision,
-          embedding vector(${dimensions}) not null,
+          embedding ${type}(${dimensions}) not null,
           primary key (audience, memory_id)
         ) partition by hash (audience)`);
       await client.query(`alter table ${table} alter column embedding set storage main`);

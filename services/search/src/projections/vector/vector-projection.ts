@@ -10,7 +10,7 @@ import type pg from "pg";
 import type { Embedder } from "../../embedders/embedder.ts";
 import { textHash } from "../../embedders/embedding-cache.ts";
 import { createDocumentProjection, type DocumentProjection } from "../document-projection.ts";
-import { toVectorGeneration, type VectorGeneration } from "./vector-generations.ts";
+import { toVectorGeneration, type VectorGeneration, vectorLayoutVersion } from "./vector-generations.ts";
 import type { VectorRows, VectorUpsert } from "./vector-store.ts";
 
 type StoredRow = { document: MemoryDocument; textHash: string };
@@ -122,6 +122,9 @@ export function createVectorProjection(options: {
 
   const projection = createDocumentProjection({
     name: "search.vector",
+    // A generation of another layout (one table, single-precision embeddings) is rebuilt at
+    // start while it serves.
+    version: vectorLayoutVersion,
     // Reads and writes go through a pool; the next batch's reads see this one's rows through
     // `sending` (above).
     pipelinedRebuild: true,

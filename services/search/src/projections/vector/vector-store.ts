@@ -89,9 +89,11 @@ export function createVectorRows(options: { pool: pg.Pool }): VectorRows {
         ? "episode, episode_order"
         : `document->'episode'->>'id' as episode,
            coalesce((document->'episode'->>'order')::float8, extract(epoch from created_at)::float8 * 1000) as episode_order`;
+      // The query's embedding travels in single precision and is rounded as the rows were.
+      const query = g.embeddingType === "halfvec" ? "$1::vector::halfvec" : "$1::vector";
       const nearest = (where: string) =>
-        `select memory_id, ${place}, embedding <=> $1::vector as distance from ${table}
-          where ${where} order by embedding <=> $1::vector limit ${n}`;
+        `select memory_id, ${place}, embedding <=> ${query} as distance from ${table}
+          where ${where} order by embedding <=> ${query} limit ${n}`;
       const sql = audience
         ? `with own as materialized (${nearest(filter.own)}),
                 everyone as materialized (${nearest(filter.global)})
@@ -152,7 +154,7 @@ async function upsertRows(
      select ${audience ? "u.audience, u.episode, u.episode_order, " : ""}u.memory_id, u.tenant, u.scope, u.agent, u.tier, u.status, u.kind, u.project,
             array(select jsonb_array_elements_text(u.tags)), u.created_at, u.updated_at, u.invalid_at,
             u.version, d.document, u.text_hash,
-            coalesce(u.embedding, (select old.embedding from ${vectorTable(g)} old
+            coalesce(u.embedding${g.embeddingType === "halfvec" ? "::halfvec" : ""}, (select old.embedding from ${vectorTable(g)} old
                                             where old.memory_id = u.memory_id${audience ? " and old.audience = u.audience" : ""}))
        from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                    $8::text[], $9::jsonb[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[],
