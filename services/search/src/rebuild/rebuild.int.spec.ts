@@ -299,6 +299,12 @@ describe("rebuild", () => {
       );
       return rows[0]?.type;
     };
+    const foundByVectors = async () =>
+      (
+        await search.candidates({ principal: alice, query: "lichens", mode: "vector", candidateK: 50 })
+      ).candidates
+        .map((c) => c.id)
+        .sort();
     expect(await columnType(old)).toBe("halfvec(384)");
     // As the version before left it: embeddings in single precision, its graph over them, and
     // no embedding type in the generation's meta.
@@ -315,25 +321,13 @@ describe("rebuild", () => {
     );
     // It answers once the service has read the generation again (it keeps it half a second).
     await sleep(600);
-    const before = await search.candidates({
-      principal: alice,
-      query: "lichens",
-      mode: "vector",
-      candidateK: 50,
-    });
-    expect(before.candidates.map((c) => c.id).sort()).toEqual([...ids].sort());
+    expect(await foundByVectors()).toEqual([...ids].sort());
 
     await search.restartService();
     await expect.poll(async () => (await inspect.generations()).vector, { timeout: 20_000 }).not.toBe(old);
     const fresh = (await inspect.generations()).vector as number;
     expect(await columnType(fresh)).toBe("halfvec(384)");
-    const after = await search.candidates({
-      principal: alice,
-      query: "lichens",
-      mode: "vector",
-      candidateK: 50,
-    });
-    expect(after.candidates.map((c) => c.id).sort()).toEqual([...ids].sort());
+    expect(await foundByVectors()).toEqual([...ids].sort());
     await expectCurrentWithLog(search, inspect, ids);
   });
 

@@ -35,6 +35,14 @@ export const vectorLayoutVersion = "audience-partitions-v2-halfvec";
  */
 export type EmbeddingType = "halfvec" | "vector";
 
+/** The embedding type a generation's meta records (none recorded: from before, `vector`). */
+function embeddingTypeOf(meta: { embedding?: unknown }): EmbeddingType {
+  return meta.embedding === "halfvec" ? "halfvec" : "vector";
+}
+
+/** What new generations store. */
+const newEmbeddingType: EmbeddingType = "halfvec";
+
 /** Hash partitions of a generation's table. */
 export const vectorPartitions = 16;
 
@@ -68,7 +76,7 @@ export function toVectorGeneration(g: PostgresGeneration): VectorGeneration {
     generation: g.generation,
     tableName: meta.tableName ?? `vectors_g${g.generation}`,
     layout: meta.layout === "audience" ? "audience" : "single",
-    embeddingType: meta.embedding === "halfvec" ? "halfvec" : "vector",
+    embeddingType: embeddingTypeOf(meta),
     model: meta.model ?? "",
     dimensions: meta.dimensions ?? 0,
     status: g.status,
@@ -188,7 +196,7 @@ export function createVectorGenerations(
       model: embedder.model,
       dimensions: await embedder.dimensions(),
       layout: "audience",
-      embedding: "halfvec",
+      embedding: newEmbeddingType,
     }),
     async createData(client, generation, meta) {
       const dimensions = Number(meta.dimensions);
@@ -197,7 +205,7 @@ export function createVectorGenerations(
       }
       const tableName = `vectors_g${generation}`;
       const table = vectorTable({ tableName });
-      const type = meta.embedding === "halfvec" ? "halfvec" : "vector";
+      const type = embeddingTypeOf(meta);
       await client.query(`
         create table ${table} (
           memory_id uuid not null,
