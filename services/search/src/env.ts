@@ -6,6 +6,7 @@ import {
 } from "@cairn/projection-runtime";
 import { baseEnvSchema } from "@cairn/service-runtime";
 import { z } from "zod";
+import { defaultCommonTermShare } from "./queries/lexical-query.ts";
 
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 
@@ -60,6 +61,12 @@ export const searchEnvSchema = baseEnvSchema.extend({
    * picks them; more is better recall on large tenants and more work per query).
    */
   CAIRN_SEARCH_LEXICAL_POOL: int(1000),
+  /**
+   * A query term more than this share of a tenant's live memories hold is left out of what
+   * RediSearch matches while a rarer term of the query remains (BM25 still counts it); 1 keeps
+   * every term.
+   */
+  CAIRN_SEARCH_COMMON_TERM_SHARE: z.coerce.number().gt(0).max(1).default(defaultCommonTermShare),
 });
 export type SearchEnv = z.infer<typeof searchEnvSchema>;
 

@@ -67,6 +67,7 @@ export function startSearch(options: SearchServiceOptions = {}) {
         queryEmbedder: opened.queryEmbedder,
         defaultWaitMs: env.CAIRN_SEARCH_WAIT_TIMEOUT_MS,
         lexicalPool: env.CAIRN_SEARCH_LEXICAL_POOL,
+        commonTermShare: env.CAIRN_SEARCH_COMMON_TERM_SHARE,
         now: () => Date.now(),
         logger,
         runtime,

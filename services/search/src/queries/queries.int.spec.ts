@@ -197,6 +197,40 @@ describe("search.candidates", () => {
     expect(reply.candidates.map((c) => c.id).sort()).toEqual([...ours].sort());
   });
 
+  test("a word most memories hold: the rarer words lead, it still counts, and it still finds when they are few", async ({
+    search,
+  }) => {
+    const common: string[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      common.push((await search.log.record({ content: `standup notes for week ${i} of the quarter` })).id);
+    }
+    const both = (await search.log.record({ content: "standup about kafka partition rebalancing" })).id;
+    const rare = (await search.log.record({ content: "kafka partition rebalancing in the cluster" })).id;
+    await search.settle();
+    // Re-ranked as the gateway asks: what holds too little of the query is marked, not left out.
+    const ask = async (candidateK: number) =>
+      (
+        await search.candidates({
+          principal: alice,
+          query: "standup kafka",
+          mode: "lexical",
+          candidateK,
+          belowFloor: "mark",
+        })
+      ).candidates;
+    const ids = (list: { id: string }[]) => list.map((c) => c.id);
+    // "standup" is in 11 of 12 memories: the two with "kafka" are the list, and the one that
+    // also holds "standup" scores higher.
+    expect(ids(await ask(2))).toEqual([both, rare]);
+    // A longer list than "kafka" fills: the memories with "standup" alone come after them,
+    // with their (small) share of the query.
+    const longer = await ask(5);
+    expect(ids(longer).slice(0, 2)).toEqual([both, rare]);
+    expect(longer).toHaveLength(5);
+    expect(common).toEqual(expect.arrayContaining(ids(longer).slice(2)));
+    for (const c of longer.slice(2)) expect(c.lexical?.score).toBeGreaterThan(0);
+  });
+
   test("hybrid candidates carry each retriever's rank and score and their fused score", async ({
     search,
   }) => {

@@ -20,6 +20,8 @@ export type ReadModels = {
   defaultWaitMs: number;
   /** Matches the lexical stage scores exactly (RediSearch's own order only chooses them). */
   lexicalPool: number;
+  /** Above this share of a tenant's memories a term is left out of the lexical match. */
+  commonTermShare: number;
   now: () => number;
   logger: Logger;
   /** The projections' checkpoints, and progress of those this process runs. */

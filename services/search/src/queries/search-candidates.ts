@@ -30,7 +30,7 @@ import { prepareBm25 } from "@cairn/text-analysis";
 import type { EpisodePlace } from "../projections/lexical/lexical-index.ts";
 import type { TenantView } from "../projections/lexical/lexical-store.ts";
 import { fuseRelevance, type RankedHit } from "./fuse-relevance.ts";
-import { lexicalText } from "./lexical-query.ts";
+import { lexicalText, rarerClause } from "./lexical-query.ts";
 import { loadDocuments } from "./load-documents.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
 import { lexicalFilterClauses, vectorFilter } from "./search-filters.ts";
@@ -188,14 +188,18 @@ async function lexicalOnce(
   const text = lexicalText(request.query, request.expansions, view.synonyms);
   const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
   if (text.clause === null || filters === null) return none(text.synonymsApplied);
-  const [pool, stats] = await Promise.all([
-    models.lexical.match(g, text.clause, filters, Math.max(limit, models.lexicalPool)),
-    models.lexical.statistics(
-      g,
-      tenant,
-      text.weighted.map((w) => w.term),
-    ),
-  ]);
+  // The statistics first: they say which terms are too common to match on.
+  const stats = await models.lexical.statistics(
+    g,
+    tenant,
+    text.weighted.map((w) => w.term),
+  );
+  const depth = Math.max(limit, models.lexicalPool);
+  const rarer = rarerClause(text, stats, models.commonTermShare);
+  let pool = await models.lexical.match(g, rarer ?? text.clause, filters, depth);
+  // The rarer terms alone do not fill the list: the memories with a common term count too.
+  if (rarer !== null && pool.length < limit)
+    pool = await models.lexical.match(g, text.clause, filters, depth);
   // A memory outside the pool holds none of the query's terms, or too little to be among the
   // pool's matches: its lexical score and coverage count as none (no analysis per query).
   const pooled = new Map(pool.map((hit) => [hit.id, hit]));
