@@ -222,6 +222,7 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     },
     hasData: indexExists,
     dropData: async (g) => {
+      analysed.delete(g);
       const [command, ...args] = dropIndexCommand(module, indexName(g));
       try {
         await redis.call(command as string, ...args);
