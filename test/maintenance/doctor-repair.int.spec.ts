@@ -56,14 +56,19 @@ describe("maintenance: doctor and repair", () => {
       expect(await inspect.models.redis.del(inspect.models.lexicalStore.docKey(g, lost.id))).toBe(1);
       const table = (await inspect.models.vector.servingGeneration()).tableName;
       await cairn.pool.query(`delete from cairn_search.${table} where memory_id = $1`, [lostVector.id]);
+      // The row the walk reads, and its document apart.
       await cairn.pool.query(
         `insert into cairn_search.${table} (audience, episode, episode_order, memory_id, tenant, scope, agent,
-           tier, status, kind, project, tags, created_at, updated_at, invalid_at, version, document, text_hash,
-           embedding)
+           tier, status, kind, project, tags, created_at, updated_at, invalid_at, version, embedding)
          select audience, episode, episode_order, $2::uuid, tenant, scope, agent, tier, status, kind, project,
-                tags, created_at, updated_at, invalid_at, version, jsonb_set(document, '{id}', to_jsonb($2::text)),
-                text_hash, embedding
+                tags, created_at, updated_at, invalid_at, version, embedding
            from cairn_search.${table} where memory_id = $1`,
+        [fine.id, stranger],
+      );
+      await cairn.pool.query(
+        `insert into cairn_search.${table}_documents (memory_id, document, text_hash)
+         select $2::uuid, jsonb_set(document, '{id}', to_jsonb($2::text)), text_hash
+           from cairn_search.${table}_documents where memory_id = $1`,
         [fine.id, stranger],
       );
     } finally {

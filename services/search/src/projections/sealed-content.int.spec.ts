@@ -95,7 +95,7 @@ describe("sealed memory text", () => {
     expect(await redisHolds(inspect.models.redis, secret)).toEqual([]);
     const table = (await inspect.models.vector.servingGeneration()).tableName;
     const vectorRows = await search.pool.query(
-      `select count(*)::int as n from cairn_search.${table} where document::text like $1`,
+      `select count(*)::int as n from cairn_search.${table}_documents where document::text like $1`,
       [`%${secret}%`],
     );
     expect(vectorRows.rows[0]).toEqual({ n: 0 });

@@ -281,7 +281,7 @@ describe("rebuild", () => {
     await expectCurrentWithLog(search, inspect, ids);
   });
 
-  test("a vector generation of single-precision embeddings answers, and is rebuilt at start into half precision", async ({
+  test("a vector generation of single-precision embeddings with documents in its rows answers and takes writes, and is rebuilt at start", async ({
     search,
     inspect,
   }) => {
@@ -306,27 +306,49 @@ describe("rebuild", () => {
         .map((c) => c.id)
         .sort();
     expect(await columnType(old)).toBe("halfvec(384)");
-    // As the version before left it: embeddings in single precision, its graph over them, and
-    // no embedding type in the generation's meta.
+    const documentsApart = async (generation: number) => {
+      const { rows } = await search.pool.query<{ apart: string | null }>(
+        "select to_regclass($1)::text as apart",
+        [`cairn_search.vectors_g${generation}_documents`],
+      );
+      return rows[0]?.apart !== null;
+    };
+    expect(await documentsApart(old)).toBe(true);
+    // As the versions before left it: embeddings in single precision, its graph over them,
+    // documents and text hashes in its rows, and neither in the generation's meta.
     await search.pool.query(`drop index cairn_search.vectors_g${old}_hnsw`);
     await search.pool.query(`alter table ${table} alter column embedding type vector(384)`);
     await search.pool.query(
       `create index vectors_g${old}_hnsw on ${table} using hnsw (embedding vector_cosine_ops)`,
     );
+    await search.pool.query(`alter table ${table} add column document jsonb, add column text_hash text`);
+    await search.pool.query(
+      `update ${table} t set document = d.document, text_hash = d.text_hash
+         from ${table}_documents d where d.memory_id = t.memory_id`,
+    );
+    await search.pool.query(
+      `alter table ${table} alter column document set not null, alter column text_hash set not null`,
+    );
+    await search.pool.query(`drop table ${table}_documents`);
     await search.pool.query(
       `update cairn_projections.generations
-          set meta = (meta - 'embedding') || '{"version": "audience-partitions-v1"}'
+          set meta = (meta - 'embedding' - 'documents') || '{"version": "audience-partitions-v1"}'
         where projection = 'search.vector' and generation = $1`,
       [old],
     );
-    // It answers once the service has read the generation again (it keeps it half a second).
+    // It answers once the service has read the generation again (it keeps it half a second),
+    // and takes the writes that follow.
     await sleep(600);
+    expect(await foundByVectors()).toEqual([...ids].sort());
+    ids.push((await search.log.record({ content: "precision note written later about lichens" })).id);
+    await search.settle();
     expect(await foundByVectors()).toEqual([...ids].sort());
 
     await search.restartService();
     await expect.poll(async () => (await inspect.generations()).vector, { timeout: 20_000 }).not.toBe(old);
     const fresh = (await inspect.generations()).vector as number;
     expect(await columnType(fresh)).toBe("halfvec(384)");
+    expect(await documentsApart(fresh)).toBe(true);
     expect(await foundByVectors()).toEqual([...ids].sort());
     await expectCurrentWithLog(search, inspect, ids);
   });

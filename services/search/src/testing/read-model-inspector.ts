@@ -6,7 +6,11 @@ import { createLogger } from "@cairn/telemetry";
 import type { Embedder } from "../embedders/embedder.ts";
 import { searchEnvSchema } from "../env.ts";
 import { type OpenReadModels, openReadModels } from "../open-read-models.ts";
-import type { VectorGeneration } from "../projections/vector/vector-generations.ts";
+import {
+  type VectorGeneration,
+  vectorDocumentsTable,
+  vectorTable as vectorTableOf,
+} from "../projections/vector/vector-generations.ts";
 
 export type ReadModelInspector = {
   models: OpenReadModels;
@@ -71,10 +75,14 @@ export async function inspectReadModels(
         } while (cursor !== "0");
       }
       const vector = new Map<string, MemoryDocument>();
-      const table = await vectorTable();
-      if (table) {
+      const active = await activeVector();
+      if (active) {
+        const from =
+          active.documents === "apart"
+            ? `${vectorTableOf(active)} join ${vectorDocumentsTable(active)} using (memory_id)`
+            : vectorTableOf(active);
         const { rows } = await pool.query<{ memory_id: string; document: MemoryDocument }>(
-          `select memory_id::text, document from ${table}`,
+          `select memory_id::text, document from ${from}`,
         );
         for (const row of rows) vector.set(row.memory_id, row.document);
       }

@@ -1,6 +1,7 @@
 // The rows of the vector read model: one per memory in the generation's table, with the
-// filter columns of its document, the hash of the text it was embedded from, and the
-// embedding. Generations (which table serves, checkpoints) are `vector-generations.ts`.
+// filter columns of its document and the embedding, and beside it (`<table>_documents`, or in
+// the row for a generation from before) the document and the hash of the text it was embedded
+// from. Generations (which table serves, checkpoints) are `vector-generations.ts`.
 import type { MemoryDocument } from "@cairn/contracts";
 import { MemoryDocumentSchema } from "@cairn/contracts";
 import { type ProjectionSnapshot, snapshotRows } from "@cairn/projection-runtime";
@@ -9,7 +10,12 @@ import pgvector from "pgvector";
 import { type EpisodePlace, episodePlace } from "../lexical/lexical-index.ts";
 import { normalizeTag } from "../lexical/query-syntax.ts";
 import { forgetVectorOid, vectorArrayBinary, vectorBinary, vectorOid } from "./vector-binary.ts";
-import { audienceOf, type VectorGeneration, vectorTable } from "./vector-generations.ts";
+import {
+  audienceOf,
+  type VectorGeneration,
+  vectorDocumentsTable,
+  vectorTable,
+} from "./vector-generations.ts";
 
 /** A document to write; `embedding: null` keeps the stored vector (its text did not change). */
 export type VectorUpsert = { document: MemoryDocument; textHash: string; embedding: number[] | null };
@@ -54,8 +60,14 @@ export function createVectorRows(options: { pool: pg.Pool }): VectorRows {
     async loadRows(g, ids) {
       const out = new Map<string, { document: MemoryDocument; textHash: string }>();
       if (ids.length === 0) return out;
+      // Documents apart: a memory has a row when it has both (the walk reads the one, the
+      // projection the other).
+      const from =
+        g.documents === "apart"
+          ? `${vectorDocumentsTable(g)} join ${vectorTable(g)} using (memory_id)`
+          : vectorTable(g);
       const { rows } = await pool.query<{ memory_id: string; document: unknown; text_hash: string }>(
-        `select memory_id::text, document, text_hash from ${vectorTable(g)} where memory_id = any($1::uuid[])`,
+        `select memory_id::text, document, text_hash from ${from} where memory_id = any($1::uuid[])`,
         [ids],
       );
       for (const row of rows) {
@@ -120,7 +132,7 @@ export function createVectorRows(options: { pool: pg.Pool }): VectorRows {
       const { rows } = await pool.query<Record<string, unknown>>(
         `select memory_id::text, tenant, scope, agent, tier, status, kind, project, tags, created_at, updated_at,
                 invalid_at, version, document, text_hash, embedding::text
-           from ${vectorTable(g)}`,
+           from ${vectorTable(g)}${g.documents === "apart" ? ` join ${vectorDocumentsTable(g)} using (memory_id)` : ""}`,
       );
       return snapshotRows(rows, (row) => String(row.memory_id));
     },
@@ -147,15 +159,15 @@ async function upsertRows(
   // join with the table would scan and sort every partition, as the audiences are not known
   // when the statement is planned, so each batch would cost as much as the table is large).
   const audience = g.layout === "audience";
-  await client.query(
-    `insert into ${vectorTable(g)} as t (${audience ? "audience, episode, episode_order, " : ""}memory_id, tenant,
-       scope, agent, tier, status, kind, project, tags, created_at, updated_at, invalid_at, version, document,
-       text_hash, embedding)
-     select ${audience ? "u.audience, u.episode, u.episode_order, " : ""}u.memory_id, u.tenant, u.scope, u.agent, u.tier, u.status, u.kind, u.project,
-            array(select jsonb_array_elements_text(u.tags)), u.created_at, u.updated_at, u.invalid_at,
-            u.version, d.document, u.text_hash,
+  const apart = g.documents === "apart";
+  const place = audience ? "audience, episode, episode_order, " : "";
+  const filters =
+    "memory_id, tenant, scope, agent, tier, status, kind, project, tags, created_at, updated_at, invalid_at, version";
+  const rows = `select ${audience ? "u.audience, u.episode, u.episode_order, " : ""}u.memory_id, u.tenant, u.scope, u.agent, u.tier,
+            u.status, u.kind, u.project, array(select jsonb_array_elements_text(u.tags)) as tags, u.created_at,
+            u.updated_at, u.invalid_at, u.version, d.document, u.text_hash,
             coalesce(u.embedding${g.embeddingType === "halfvec" ? "::halfvec" : ""}, (select old.embedding from ${vectorTable(g)} old
-                                            where old.memory_id = u.memory_id${audience ? " and old.audience = u.audience" : ""}))
+                                            where old.memory_id = u.memory_id${audience ? " and old.audience = u.audience" : ""})) as embedding
        from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                    $8::text[], $9::jsonb[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[],
                    $13::int[], $15::text[], $16::vector[], $17::text[], $18::text[], $19::float8[])
@@ -163,15 +175,28 @@ async function upsertRows(
             as u(memory_id, tenant, scope, agent, tier, status, kind, project, tags, created_at,
                  updated_at, invalid_at, version, text_hash, embedding, audience, episode,
                  episode_order, n)
-       join jsonb_array_elements($14::jsonb) with ordinality as d(document, n) on d.n = u.n
-     on conflict (${audience ? "audience, " : ""}memory_id) do update set
-       tenant = excluded.tenant, scope = excluded.scope, agent = excluded.agent, tier = excluded.tier,
+       join jsonb_array_elements($14::jsonb) with ordinality as d(document, n) on d.n = u.n`;
+  const update = `tenant = excluded.tenant, scope = excluded.scope, agent = excluded.agent, tier = excluded.tier,
        status = excluded.status, kind = excluded.kind, project = excluded.project, tags = excluded.tags,
        created_at = excluded.created_at, updated_at = excluded.updated_at,
-       invalid_at = excluded.invalid_at, version = excluded.version, document = excluded.document,
-       text_hash = excluded.text_hash, embedding = excluded.embedding${
+       invalid_at = excluded.invalid_at, version = excluded.version, embedding = excluded.embedding${
          audience ? ", episode = excluded.episode, episode_order = excluded.episode_order" : ""
-       }`,
+       }`;
+  const conflict = `on conflict (${audience ? "audience, " : ""}memory_id) do update set`;
+  // Documents apart: one statement writes both tables, the rows read once.
+  await client.query(
+    apart
+      ? `with rows as materialized (${rows}),
+          documents as (
+            insert into ${vectorDocumentsTable(g)} (memory_id, document, text_hash)
+            select memory_id, document, text_hash from rows
+            on conflict (memory_id) do update set document = excluded.document, text_hash = excluded.text_hash)
+         insert into ${vectorTable(g)} as t (${place}${filters}, embedding)
+         select ${place}${filters}, embedding from rows
+         ${conflict} ${update}`
+      : `insert into ${vectorTable(g)} as t (${place}${filters}, document, text_hash, embedding)
+         ${rows}
+         ${conflict} ${update}, document = excluded.document, text_hash = excluded.text_hash`,
     [
       docs.map((d) => d.id),
       docs.map((d) => d.tenant),
