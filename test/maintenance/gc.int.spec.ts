@@ -68,7 +68,7 @@ async function expectNoTrace(cairn: Cairn, id: string, options: { afterRebuild: 
     }
     const table = (await inspect.models.vector.servingGeneration()).tableName;
     const { rows } = await cairn.pool.query(
-      `select count(*)::int as n from cairn_search.${table} where document::text ilike $1`,
+      `select count(*)::int as n from cairn_search.${table}_documents where document::text ilike $1`,
       [`%${secret}%`],
     );
     expect(rows[0]).toEqual({ n: 0 });
