@@ -5,7 +5,7 @@
 // intersection of such terms: user text never reaches the syntax.
 //
 // What RediSearch is asked to match can leave out a term most of the tenant's memories hold
-// (see `matchClause`); BM25 still scores every term of the query.
+// (see `rarerClause`); BM25 still scores every term of the query.
 import {
   analyzeText,
   type CollectionStatistics,
