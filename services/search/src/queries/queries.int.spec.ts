@@ -231,6 +231,53 @@ describe("search.candidates", () => {
     for (const c of longer.slice(2)) expect(c.lexical?.score).toBeGreaterThan(0);
   });
 
+  test("queries while memories are being revised neither fail nor repeat, lose or tear a memory", async ({
+    search,
+  }) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      ids.push((await search.log.record({ content: `juniper pruning note ${i}, first draft` })).id);
+    }
+    await search.settle();
+    // Every memory is revised five times while the queries run: each revision replaces its
+    // document in the lexical index and its row in the vector read model.
+    let revising = true;
+    const revisions = (async () => {
+      for (let draft = 2; draft <= 6; draft += 1) {
+        for (const [i, id] of ids.entries()) {
+          await search.log.change(id, "memory.revised", {
+            content: `juniper pruning note ${i}, draft ${draft}`,
+          });
+        }
+      }
+    })().finally(() => {
+      revising = false;
+    });
+    let asked = 0;
+    while (revising || asked < modes.length) {
+      const mode = modes[asked % modes.length] as (typeof modes)[number];
+      asked += 1;
+      const reply = await search.candidates({
+        principal: alice,
+        query: "juniper pruning",
+        mode,
+        candidateK: 50,
+      });
+      const got = reply.candidates.map((c) => c.id);
+      expect(new Set(got).size, mode).toBe(got.length);
+      expect([...got].sort(), mode).toEqual([...ids].sort());
+      // A document is one whole version, never a mix of two.
+      for (const c of reply.candidates) {
+        const i = ids.indexOf(c.id);
+        expect(c.document.content, mode).toMatch(
+          new RegExp(`^juniper pruning note ${i}, (first draft|draft [2-6])$`),
+        );
+      }
+    }
+    await revisions;
+    expect(asked).toBeGreaterThan(modes.length);
+  });
+
   test("hybrid candidates carry each retriever's rank and score and their fused score", async ({
     search,
   }) => {
