@@ -11,7 +11,7 @@ import type { Redis } from "ioredis";
 import type pg from "pg";
 import type { z } from "zod";
 import type { LexicalStore } from "../projections/lexical/lexical-store.ts";
-import { vectorDocumentsTable, vectorTable } from "../projections/vector/vector-generations.ts";
+import { vectorRowsWithDocuments } from "../projections/vector/vector-generations.ts";
 import type { VectorProjection } from "../projections/vector/vector-projection.ts";
 
 export type InventorySources = {
@@ -110,7 +110,7 @@ async function vectorInventory(
             coalesce(document->>'content', '') <> '' or coalesce(document->>'title', '') <> ''
               or jsonb_array_length(coalesce(document->'entities', '[]'::jsonb)) > 0 as has_text,
             coalesce(document->>'purgedAt', '') <> '' as purged
-       from ${vectorTable(g)}${g.documents === "apart" ? ` left join ${vectorDocumentsTable(g)} using (memory_id)` : ""}
+       from ${vectorRowsWithDocuments(g, "left")}
       ${where.length > 0 ? `where ${where.join(" and ")}` : ""}
       order by memory_id limit $${params.length}`,
     params,

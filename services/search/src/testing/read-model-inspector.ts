@@ -6,11 +6,7 @@ import { createLogger } from "@cairn/telemetry";
 import type { Embedder } from "../embedders/embedder.ts";
 import { searchEnvSchema } from "../env.ts";
 import { type OpenReadModels, openReadModels } from "../open-read-models.ts";
-import {
-  type VectorGeneration,
-  vectorDocumentsTable,
-  vectorTable as vectorTableOf,
-} from "../projections/vector/vector-generations.ts";
+import { type VectorGeneration, vectorRowsWithDocuments } from "../projections/vector/vector-generations.ts";
 
 export type ReadModelInspector = {
   models: OpenReadModels;
@@ -77,12 +73,8 @@ export async function inspectReadModels(
       const vector = new Map<string, MemoryDocument>();
       const active = await activeVector();
       if (active) {
-        const from =
-          active.documents === "apart"
-            ? `${vectorTableOf(active)} join ${vectorDocumentsTable(active)} using (memory_id)`
-            : vectorTableOf(active);
         const { rows } = await pool.query<{ memory_id: string; document: MemoryDocument }>(
-          `select memory_id::text, document from ${from}`,
+          `select memory_id::text, document from ${vectorRowsWithDocuments(active)}`,
         );
         for (const row of rows) vector.set(row.memory_id, row.document);
       }

@@ -112,6 +112,18 @@ export function vectorDocumentsTable(g: { tableName: string }): string {
   return `${vectorTable(g)}_documents`;
 }
 
+/**
+ * Where a generation's rows are read with their documents and text hashes: its table, or its
+ * table joined with its documents (`apart`; a `left` join keeps a row whose document is gone).
+ */
+export function vectorRowsWithDocuments(
+  g: { tableName: string; documents: DocumentPlace },
+  join: "inner" | "left" = "inner",
+): string {
+  if (g.documents === "row") return vectorTable(g);
+  return `${vectorTable(g)} ${join === "left" ? "left join" : "join"} ${vectorDocumentsTable(g)} using (memory_id)`;
+}
+
 /** The columns whose statistics plans use: the filters, not the embedding or the document. */
 const analyzedColumns = [
   "audience",

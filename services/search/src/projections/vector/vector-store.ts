@@ -14,6 +14,7 @@ import {
   audienceOf,
   type VectorGeneration,
   vectorDocumentsTable,
+  vectorRowsWithDocuments,
   vectorTable,
 } from "./vector-generations.ts";
 
@@ -62,12 +63,8 @@ export function createVectorRows(options: { pool: pg.Pool }): VectorRows {
       if (ids.length === 0) return out;
       // Documents apart: a memory has a row when it has both (the walk reads the one, the
       // projection the other).
-      const from =
-        g.documents === "apart"
-          ? `${vectorDocumentsTable(g)} join ${vectorTable(g)} using (memory_id)`
-          : vectorTable(g);
       const { rows } = await pool.query<{ memory_id: string; document: unknown; text_hash: string }>(
-        `select memory_id::text, document, text_hash from ${from} where memory_id = any($1::uuid[])`,
+        `select memory_id::text, document, text_hash from ${vectorRowsWithDocuments(g)} where memory_id = any($1::uuid[])`,
         [ids],
       );
       for (const row of rows) {
@@ -132,7 +129,7 @@ export function createVectorRows(options: { pool: pg.Pool }): VectorRows {
       const { rows } = await pool.query<Record<string, unknown>>(
         `select memory_id::text, tenant, scope, agent, tier, status, kind, project, tags, created_at, updated_at,
                 invalid_at, version, document, text_hash, embedding::text
-           from ${vectorTable(g)}${g.documents === "apart" ? ` join ${vectorDocumentsTable(g)} using (memory_id)` : ""}`,
+           from ${vectorRowsWithDocuments(g)}`,
       );
       return snapshotRows(rows, (row) => String(row.memory_id));
     },
