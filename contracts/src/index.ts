@@ -312,6 +312,8 @@ export {
   SignalsRequestSchema,
   SkipReasonSchema,
 } from "./ranking.ts";
+export type { FinalResult, ResultsReply, ResultsRequest } from "./results.ts";
+export { FinalResultSchema, ResultsReplySchema, ResultsRequestSchema } from "./results.ts";
 export type { RpcDefinition, RpcParsedRequest, RpcReply, RpcReplyData, RpcRequest } from "./rpc.ts";
 export { defineRpc, RpcReplySchema, traceHeaderNames } from "./rpc.ts";
 export type { CommandName } from "./rpc-catalog.ts";

@@ -173,9 +173,10 @@ export type CandidatesReply = z.infer<typeof CandidatesReplySchema>;
 
 /**
  * `cairn.search.candidate_ids`: the same query as `cairn.search.candidates`, answered with the
- * candidates' ids and scores only (what ranking re-ranks; the caller reads the documents of
- * the final results with `cairn.search.documents`). Not for reads as of a past point: their
- * documents are folded from the log, so they come with the candidates.
+ * candidates' ids and scores only (a caller that re-ranks them itself reads the documents it
+ * keeps with `cairn.search.documents`; a search's final results are `cairn.search.results`).
+ * Not for reads as of a past point: their documents are folded from the log, so they come with
+ * the candidates.
  */
 export const CandidateIdsRequestSchema = CandidatesRequestSchema.omit({ asOf: true });
 export type CandidateIdsRequest = z.input<typeof CandidateIdsRequestSchema>;
@@ -300,6 +301,7 @@ export const searchSubjects = {
   candidates: "cairn.search.candidates",
   candidateIds: "cairn.search.candidate_ids",
   documents: "cairn.search.documents",
+  results: "cairn.search.results",
   count: "cairn.search.count",
   get: "cairn.search.get",
   status: "cairn.search.status",

@@ -9,8 +9,8 @@ import { CandidateScoresSchema } from "./queries.ts";
  * (`expand`), re-ranking of the candidates after it (`rerank`), memory signals for other
  * services (`signals`), and the key graph (`keys.recall`, `keys.read`, `keys.related`).
  *
- * A recall runs: `ranking.expand` → (skip? answer nothing) → `search.candidates` with the
- * expansion terms → `ranking.rerank`. Reading a memory through a key is recorded with
+ * A recall runs: `ranking.expand` → (skip? answer nothing) → `search.results` with the
+ * expansion terms, where search has `ranking.rerank` order its candidates. Reading a memory through a key is recorded with
  * `cairn.ingest.recalls.record` (`viaKey`), which is what reinforces the link and the depth.
  */
 export const rankingSubjects = {
@@ -88,7 +88,8 @@ export const ExpandReplySchema = z.object({
 export type ExpandReply = z.infer<typeof ExpandReplySchema>;
 
 /**
- * `cairn.ranking.rerank`: the final top k of the candidates `search.candidate_ids` returned. A
+ * `cairn.ranking.rerank`: the final top k of a query's candidates (search asks it for a
+ * `cairn.search.results`). A
  * candidate is search's scores only: ranking reads what its factors need of the memory (its
  * terms, age, sentiment) from its own read model, so no document travels to it.
  */

@@ -65,6 +65,7 @@ import {
   SignalsReplySchema,
   SignalsRequestSchema,
 } from "./ranking.ts";
+import { ResultsReplySchema, ResultsRequestSchema } from "./results.ts";
 import { defineRpc, type RpcDefinition } from "./rpc.ts";
 import {
   InventoryReplySchema,
@@ -149,6 +150,12 @@ export const searchRpcs = {
     subject: searchSubjects.documents,
     request: DocumentsRequestSchema,
     reply: DocumentsReplySchema,
+    errors: [],
+  }),
+  results: defineRpc({
+    subject: searchSubjects.results,
+    request: ResultsRequestSchema,
+    reply: ResultsReplySchema,
     errors: [],
   }),
   count: defineRpc({

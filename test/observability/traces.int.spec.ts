@@ -5,9 +5,9 @@
 // event-store append → the `cairn_append` call in Postgres (pg instrumentation) → the relay's
 // publish of each event (same trace). Each projection handles the event in a trace of its
 // own, linked to the publish, with its RediSearch (ioredis) or pgvector (pg) writes as
-// children. Query: the gateway's HTTP span → `search.candidate_ids` with the wait, lexical,
-// vector and fusion stages (candidate counts as attributes) → `ranking.rerank` with its
-// `rerank` span → `search.documents` for the results' documents.
+// children. Query: the gateway's HTTP span → `search.results` with the wait, lexical, vector
+// and fusion stages (candidate counts as attributes), then search's request to
+// `ranking.rerank` with its `rerank` span, then the read of the results' documents.
 import { relaySubject } from "@cairn/contracts";
 import { initTracing } from "@cairn/telemetry";
 import { infraTest } from "@cairn/testing";
@@ -218,7 +218,7 @@ test("a recall is one trace: search stages with candidate counts, then the reran
   for (const s of spans()) expect(JSON.stringify(s.attributes), s.name).not.toMatch(/cache TTL|cache%20TTL/);
 
   const candidates = one(
-    (s) => s.kind === SERVER && s.name === "rpc cairn.search.candidate_ids" && traceOf(s) === trace,
+    (s) => s.kind === SERVER && s.name === "rpc cairn.search.results" && traceOf(s) === trace,
     "search's server span",
   );
   expect(descends(candidates, http)).toBe(true);
@@ -248,19 +248,25 @@ test("a recall is one trace: search stages with candidate counts, then the reran
     (s) => s.kind === SERVER && s.name === "rpc cairn.ranking.rerank" && traceOf(s) === trace,
     "ranking's server span",
   );
-  expect(descends(rerankServer, http)).toBe(true);
+  // Search asked ranking, within its own request.
+  expect(descends(rerankServer, candidates)).toBe(true);
   const rerank = one((s) => s.name === "rerank" && traceOf(s) === trace, "the rerank span");
   expect(rerank.parentSpanContext?.spanId).toBe(idOf(rerankServer));
   expect(rerank.attributes["cairn.candidates.count"]).toBe(fusion.attributes["cairn.candidates.count"]);
   expect(rerank.attributes["cairn.results.count"]).toBeGreaterThanOrEqual(1);
-  // The rerank came after the candidates, in the same request.
+  // The rerank came after the candidates were fused.
   const nanos = (t: [number, number]) => t[0] * 1e9 + t[1];
-  expect(nanos(rerankServer.startTime)).toBeGreaterThanOrEqual(nanos(candidates.endTime));
-  // Then only the results' documents were read, after the rerank.
-  const documents = one(
-    (s) => s.kind === SERVER && s.name === "rpc cairn.search.documents" && traceOf(s) === trace,
-    "search's documents span",
-  );
-  expect(descends(documents, http)).toBe(true);
+  expect(nanos(rerankServer.startTime)).toBeGreaterThanOrEqual(nanos(fusion.endTime));
+  // Then only the results' documents were read, after the rerank, and no other request was made.
+  const documents = one((s) => s.name === "redis documents" && traceOf(s) === trace, "the documents read");
+  expect(descends(documents, candidates)).toBe(true);
   expect(nanos(documents.startTime)).toBeGreaterThanOrEqual(nanos(rerankServer.endTime));
+  const requests = spans().filter(
+    (s) => s.kind === SERVER && /^rpc cairn\.(search|ranking)\./.test(s.name) && traceOf(s) === trace,
+  );
+  expect(requests.map((s) => s.name).sort()).toEqual([
+    "rpc cairn.ranking.expand",
+    "rpc cairn.ranking.rerank",
+    "rpc cairn.search.results",
+  ]);
 });

@@ -67,6 +67,11 @@ export const searchEnvSchema = baseEnvSchema.extend({
    * every term.
    */
   CAIRN_SEARCH_COMMON_TERM_SHARE: z.coerce.number().gt(0).max(1).default(defaultCommonTermShare),
+  /**
+   * How long a search or a context waits for ranking's re-rank of its candidates (no ranking
+   * service at all answers in search order at once).
+   */
+  CAIRN_SEARCH_RERANK_TIMEOUT_MS: int(5000, 100),
 });
 export type SearchEnv = z.infer<typeof searchEnvSchema>;
 

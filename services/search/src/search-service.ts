@@ -1,7 +1,8 @@
 // The search service: the lexical and vector read models (projections of the log run by the
 // projection runtime: JetStream doorbell, catch-up from the log, dead letters) and the query
 // RPCs, answered by every copy in the `cairn-search` queue group.
-import { type ProjectionName, queueGroup, searchRpcs } from "@cairn/contracts";
+import { call } from "@cairn/bus";
+import { type ProjectionName, queueGroup, rankingRpcs, searchRpcs } from "@cairn/contracts";
 import { type Projection, type ProjectionHost, startProjectionRuntime } from "@cairn/projection-runtime";
 import {
   type ServiceContext,
@@ -18,6 +19,7 @@ import { asOfCandidates, isAsOfRequest } from "./queries/as-of.ts";
 import { countMemories } from "./queries/count-memories.ts";
 import { documentInventory } from "./queries/document-inventory.ts";
 import { exportPage } from "./queries/export-memories.ts";
+import { finalResults, type Rerank } from "./queries/final-results.ts";
 import { getMemory } from "./queries/get-memory.ts";
 import { memoryHistory } from "./queries/memory-history.ts";
 import { readDocuments } from "./queries/read-documents.ts";
@@ -74,6 +76,8 @@ export function startSearch(options: SearchServiceOptions = {}) {
       };
       const asOf = { log: opened.eventLog, sealRing: opened.sealRing };
       const options = { queue: queueGroup("search"), logger };
+      const rerank: Rerank = (request) =>
+        call(nc, rankingRpcs.rerank, request, { timeoutMs: env.CAIRN_SEARCH_RERANK_TIMEOUT_MS });
       const readModels = "the search read models (Redis, Postgres) or the log";
       subscriptions.push(
         serveReportingOutages(
@@ -91,6 +95,13 @@ export function startSearch(options: SearchServiceOptions = {}) {
           searchRpcs.candidateIds,
           readModels,
           (request) => candidateIds(models, request),
+          options,
+        ),
+        serveReportingOutages(
+          nc,
+          searchRpcs.results,
+          readModels,
+          (request) => finalResults(models, asOf, rerank, request),
           options,
         ),
         serveReportingOutages(

@@ -4,9 +4,6 @@ import { call } from "@cairn/bus";
 import {
   type AsOf,
   CairnError,
-  type CandidateIdsReply,
-  type CandidateIdsRequest,
-  type CandidateScores,
   type CandidatesReply,
   type CandidatesRequest,
   type CountReply,
@@ -22,20 +19,20 @@ import {
   type ingestCommandSchemas,
   ingestRpcs,
   isCairnError,
-  type MemoryDocument,
   maintenanceRpcs,
   type PlanResult,
   type Principal,
+  type ResultsReply,
+  type ResultsRequest,
   rankingRpcs,
   searchRpcs,
   type Tier,
   type WriteResult,
 } from "@cairn/contracts";
-import { passesFloor } from "@cairn/memory-model";
 import type { Logger } from "@cairn/telemetry";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { z } from "zod";
-import type { ExpandReplyFields, KeyWithMemories, RankedCandidate, RecalledKey } from "./ranking-contract.ts";
+import type { ExpandReplyFields, KeyWithMemories, RecalledKey } from "./ranking-contract.ts";
 
 /** A command as the gateway builds it: everything but the principal, which it adds itself. */
 export type CommandInput<N extends IngestCommandName> = Omit<
@@ -51,8 +48,6 @@ export type GetRequest = {
   asOf?: AsOf | undefined;
 };
 
-export type RerankOutcome = { ranked: RankedCandidate[]; ranking: "ranked" | "search_order" };
-
 export type CairnBackend = {
   command<N extends IngestCommandName>(
     principal: Principal,
@@ -60,13 +55,11 @@ export type CairnBackend = {
     input: Partial<CommandInput<N>>,
   ): Promise<WriteResult | PlanResult>;
   candidates(principal: Principal, request: Omit<CandidatesRequest, "principal">): Promise<CandidatesReply>;
-  /** The same query answered with ids and scores only (what a recall re-ranks). */
-  candidateIds(
-    principal: Principal,
-    request: Omit<CandidateIdsRequest, "principal">,
-  ): Promise<CandidateIdsReply>;
-  /** The current documents of these memories that the principal may see, by id. */
-  documents(principal: Principal, ids: readonly string[]): Promise<Map<string, MemoryDocument>>;
+  /**
+   * A search's or a context's final results: the candidates re-ranked (in search order when
+   * no ranking service answers) and the documents of the top `limit`.
+   */
+  results(principal: Principal, request: Omit<ResultsRequest, "principal">): Promise<ResultsReply>;
   /** How many memories the principal may see pass the filters (no document read). */
   count(principal: Principal, request: Omit<CountRequest, "principal">): Promise<CountReply>;
   get(principal: Principal, request: GetRequest): Promise<GetMemoryReply>;
@@ -75,15 +68,6 @@ export type CairnBackend = {
   exportPage(principal: Principal, request: Omit<ExportPageRequest, "principal">): Promise<ExportPageReply>;
   /** Skip rules and expansion terms for a query; none when the ranking service does not answer. */
   expand(principal: Principal, query: string, afterPosition?: number): Promise<ExpandReplyFields>;
-  /** Re-ranks candidates; in search order when the ranking service does not answer. */
-  rerank(
-    principal: Principal,
-    query: string,
-    candidates: CandidateScores[],
-    limit: number,
-    expansions?: string[],
-    explain?: boolean,
-  ): Promise<RerankOutcome>;
   recallKeys(
     principal: Principal,
     query: string,
@@ -136,20 +120,6 @@ async function resendUntilAnswered<T>(
 function withoutReplayMark(result: WriteResult): WriteResult {
   const { replayed: _mark, ...rest } = result;
   return rest;
-}
-
-/** What ranking is sent of a candidate: its scores (a candidate read with its document keeps it here). */
-function scoresOf(candidate: CandidateScores): CandidateScores {
-  const { id, lexical, vector, fused, coverage, episode, belowFloor } = candidate;
-  return {
-    id,
-    lexical,
-    vector,
-    fused,
-    ...(coverage === undefined ? {} : { coverage }),
-    ...(episode === undefined ? {} : { episode }),
-    ...(belowFloor === undefined ? {} : { belowFloor }),
-  };
 }
 
 /** Ranking lands after the gateway; until it answers, reads fall back to search order. */
@@ -208,13 +178,8 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
       );
     },
     candidates,
-    candidateIds(principal, req) {
-      return call(nc, searchRpcs.candidateIds, { ...req, principal }, timeout);
-    },
-    async documents(principal, ids) {
-      if (ids.length === 0) return new Map();
-      const reply = await call(nc, searchRpcs.documents, { principal, ids: [...ids] }, timeout);
-      return new Map(reply.documents.map((d) => [d.id, d]));
+    results(principal, req) {
+      return call(nc, searchRpcs.results, { ...req, principal }, timeout);
     },
     count(principal, req) {
       return call(nc, searchRpcs.count, { ...req, principal }, timeout);
@@ -246,55 +211,6 @@ export function createCairnBackend(nc: NatsConnection, options: BackendOptions =
       } catch (error) {
         if (!isNoResponder(error)) throw error;
         return { skip: null, terms: [] };
-      }
-    },
-    async rerank(principal, query, list, limit, expansions = [], explain = false) {
-      if (list.length === 0) return { ranked: [], ranking: "ranked" };
-      try {
-        const reply = await call(
-          nc,
-          rankingRpcs.rerank,
-          {
-            principal,
-            query,
-            // Scores only: ranking reads the memories' terms from its own read model.
-            candidates: list.map(scoresOf),
-            k: Math.min(200, limit),
-            explain,
-            expansions: expansions.slice(0, 50),
-          },
-          timeout,
-        );
-        const byId = new Map(list.map((c) => [c.id, c]));
-        const ranked = reply.results.flatMap(({ id, score, factors, signals, intent }) => {
-          const candidate = byId.get(id);
-          return candidate
-            ? [
-                {
-                  candidate,
-                  score,
-                  factors: factors ?? null,
-                  signals: signals ?? null,
-                  intent: intent ?? null,
-                },
-              ]
-            : [];
-        });
-        return { ranked, ranking: "ranked" };
-      } catch (error) {
-        if (!isNoResponder(error)) throw error;
-        options.logger?.debug({ subject: rankingRpcs.rerank.subject }, "ranking unavailable; search order");
-        // Without ranking's understanding of the question, what search marked below the
-        // relevance floor stays out.
-        const returnable = list.filter((candidate) => passesFloor(candidate, undefined));
-        const ranked = returnable.slice(0, limit).map((candidate) => ({
-          candidate,
-          score: candidate.fused,
-          factors: null,
-          signals: null,
-          intent: null,
-        }));
-        return { ranked, ranking: "search_order" };
       }
     },
     async recallKeys(principal, query, limit, afterPosition) {

@@ -1,6 +1,6 @@
 // `memory_context`: the first call of a task: the most relevant memories within a token
-// budget, conflict hints, and the open proposals and handoffs. Candidates travel as ids and
-// scores; only the re-ranked ones' documents are read.
+// budget, conflict hints, and the open proposals and handoffs. Search has ranking re-rank the
+// candidates and answers with the documents of the best 20 only.
 import type { MemoryDocument } from "@cairn/contracts";
 import type { SkipReason } from "../backend/ranking-contract.ts";
 import type { Caller } from "./caller.ts";
@@ -41,7 +41,7 @@ export async function context(
 ): Promise<ContextResult> {
   const budgetTokens = input.budgetTokens ?? 2000;
   const after = await afterPositionOf(deps, caller, options);
-  const [{ expansion, candidates }, proposals, handoffs] = await Promise.all([
+  const [{ expansion, results }, proposals, handoffs] = await Promise.all([
     expandAndRetrieve(deps, caller, input.task, after, (expansions) => ({
       query: input.task,
       expansions,
@@ -55,24 +55,13 @@ export async function context(
         includeExpired: false,
       },
       ...(after === undefined ? {} : { afterPosition: after }),
+      limit: 20,
     })),
     countOpen(deps, caller, "proposal", { afterPosition: after }),
     countOpen(deps, caller, "handoff", { afterPosition: after }),
   ]);
-  const reply = await candidates;
-  const reranked = expansion.skip
-    ? { ranked: [], ranking: "ranked" as const }
-    : await deps.backend.rerank(caller.principal, input.task, reply.candidates, 20, expansion.terms);
-  const { ranking } = reranked;
-  const documents = await deps.backend.documents(
-    caller.principal,
-    reranked.ranked.map((r) => r.candidate.id),
-  );
-  // A memory deleted or hidden between the query and the read is left out.
-  const ranked = reranked.ranked.flatMap((r) => {
-    const document = documents.get(r.candidate.id);
-    return document ? [{ document, score: r.score }] : [];
-  });
+  const reply = await results;
+  const ranked = expansion.skip ? [] : reply.results;
   const packed = packWithinBudget(ranked, budgetTokens, (r) => ({
     text: `${r.document.title}\n${r.document.content}`,
     overheadTokens: 40,
@@ -96,7 +85,7 @@ export async function context(
     pending: { proposals, handoffs },
     budgetTokens,
     usedTokens: packed.usedTokens,
-    ranking,
+    ranking: expansion.skip ? "ranked" : reply.ranking,
     position: reply.position,
     ...(expansion.skip ? { skipped: expansion.skip } : {}),
   };

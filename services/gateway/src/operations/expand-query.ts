@@ -1,19 +1,19 @@
 // Search and context start alike: the query's expansion terms and skip rules from ranking, and
-// the candidates from search, both read at the position the read waits for.
-import type { CandidateIdsReply, CandidateIdsRequest } from "@cairn/contracts";
+// the final results from search, both read at the position the read waits for.
+import type { ResultsReply, ResultsRequest } from "@cairn/contracts";
 import type { ExpandReplyFields } from "../backend/ranking-contract.ts";
 import type { Caller } from "./caller.ts";
 import type { OperationsDeps } from "./operations-deps.ts";
 
-export type ExpandedCandidates = {
+export type ExpandedResults = {
   expansion: ExpandReplyFields;
-  /** The candidates for the query with its expansion terms (also asked for when it is skipped). */
-  candidates: Promise<CandidateIdsReply>;
+  /** The results for the query with its expansion terms (also asked for when it is skipped). */
+  results: Promise<ResultsReply>;
 };
 
 /**
- * The expansion and the candidates of a query read at `after`. Most queries expand to nothing,
- * so search is asked for the candidates without expansion terms beside the expansion, and asked
+ * The expansion and the results of a query read at `after`. Most queries expand to nothing,
+ * so search is asked for the results without expansion terms beside the expansion, and asked
  * again with its terms only when there are some: a recall does not wait for ranking and then
  * for search, one after the other. The answer is the same as asking in turn.
  */
@@ -22,15 +22,15 @@ export async function expandAndRetrieve(
   caller: Caller,
   query: string,
   after: number | undefined,
-  request: (expansions: string[]) => Omit<CandidateIdsRequest, "principal">,
-): Promise<ExpandedCandidates> {
-  const unexpanded = handled(deps.backend.candidateIds(caller.principal, request([])));
+  request: (expansions: string[]) => Omit<ResultsRequest, "principal">,
+): Promise<ExpandedResults> {
+  const unexpanded = handled(deps.backend.results(caller.principal, request([])));
   const expansion = await deps.backend.expand(caller.principal, query, after);
-  const candidates =
+  const results =
     expansion.skip || expansion.terms.length === 0
       ? unexpanded
-      : handled(deps.backend.candidateIds(caller.principal, request(expansion.terms)));
-  return { expansion, candidates };
+      : handled(deps.backend.results(caller.principal, request(expansion.terms)));
+  return { expansion, results };
 }
 
 /**

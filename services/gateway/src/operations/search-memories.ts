@@ -1,13 +1,12 @@
-// `memory_search` / `GET /v1/memories?q=`: expansion and skip rules, candidates from search
-// (ids and scores), re-ranking, the documents of the final results, and the recall record (sent
-// after the answer is ready, never waited for).
+// `memory_search` / `GET /v1/memories?q=`: expansion and skip rules from ranking, the final
+// results from search (which has ranking re-rank its candidates and reads only the results'
+// documents), and the recall record (sent after the answer is ready, never waited for).
 import type {
   AsOf,
-  CandidateIdsReply,
   CandidateScores,
-  CandidatesReply,
   Kind,
   MemoryDocument,
+  ResultsReply,
   RetrievalMode,
   SearchExplanation,
   Status,
@@ -83,53 +82,31 @@ export async function search(
       includeExpired: input.includeExpired ?? false,
     },
     ...(after === undefined ? {} : { afterPosition: after }),
+    limit,
+    explain: input.explain === true,
   });
-  // As of a past point the documents are folded from the log with the candidates; otherwise
-  // only the final results' are read.
+  // As of a past point search folds the documents from the log, which is worth doing only
+  // once: the expansion is waited for first.
   const asOf = input.asOf;
   let expansion: ExpandReplyFields;
-  let reply: CandidateIdsReply | CandidatesReply;
-  let past: CandidatesReply | undefined;
+  let reply: ResultsReply;
   if (asOf === undefined) {
     const expanded = await expandAndRetrieve(deps, caller, input.query, after, request);
     expansion = expanded.expansion;
     if (expansion.skip) return { results: [], ranking: "ranked", position: 0, skipped: expansion.skip };
-    reply = await expanded.candidates;
+    reply = await expanded.results;
   } else {
     expansion = await deps.backend.expand(caller.principal, input.query, after);
     if (expansion.skip) return { results: [], ranking: "ranked", position: 0, skipped: expansion.skip };
-    past = await deps.backend.candidates(caller.principal, { ...request(expansion.terms), asOf });
-    reply = past;
+    reply = await deps.backend.results(caller.principal, { ...request(expansion.terms), asOf });
   }
-  const { ranked, ranking } = await deps.backend.rerank(
-    caller.principal,
-    input.query,
-    reply.candidates,
-    limit,
-    expansion.terms,
-    input.explain === true,
-  );
-  const top = ranked.slice(0, limit);
-  const documents = past
-    ? new Map(past.candidates.map((c) => [c.id, c.document]))
-    : await deps.backend.documents(
-        caller.principal,
-        top.map((r) => r.candidate.id),
-      );
-  // A memory deleted or hidden between the query and the read is left out.
-  const results = top.flatMap((r) => {
-    const document = documents.get(r.candidate.id);
-    if (!document) return [];
-    return [
-      {
-        document,
-        score: r.score,
-        lexical: r.candidate.lexical,
-        vector: r.candidate.vector,
-        explanation: input.explain ? explainResult(r, reply, expansion.terms) : null,
-      },
-    ];
-  });
+  const results = reply.results.map((r) => ({
+    document: r.document,
+    score: r.score,
+    lexical: r.candidate.lexical,
+    vector: r.candidate.vector,
+    explanation: input.explain ? explainResult(r, reply, expansion.terms) : null,
+  }));
   recordRecalls(
     deps,
     caller,
@@ -137,5 +114,5 @@ export async function search(
     null,
     input.query,
   );
-  return { results, ranking, position: reply.position };
+  return { results, ranking: reply.ranking, position: reply.position };
 }

@@ -130,7 +130,12 @@ export function busPermissions(identity: BusIdentity): BusPermissions {
     case "search":
     case "ranking":
       return {
-        publish: [healthSubject(identity), ...consumeEvents(projectionDurables(identity))],
+        publish: [
+          healthSubject(identity),
+          ...consumeEvents(projectionDurables(identity)),
+          // Search has ranking re-rank the candidates of a search or a context.
+          ...(identity === "search" ? [rankingRpcs.rerank.subject] : []),
+        ],
         subscribe: [...servedSubjects(identity), inbox],
         allowResponses: true,
       };

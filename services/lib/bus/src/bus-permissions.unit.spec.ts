@@ -7,6 +7,7 @@ import {
   ingestRpcs,
   maintenanceCommandRpcs,
   maintenanceRpcs,
+  rankingRpcs,
   relaySubject,
   servedSubjects,
 } from "@cairn/contracts";
@@ -34,7 +35,7 @@ const requestSubjects = backendServiceNames.flatMap((service) =>
 );
 
 describe("bus permissions", () => {
-  it("lets only the gateway, maintenance and the operator send requests that carry a principal", () => {
+  it("lets only the gateway, maintenance and the operator send requests that carry a principal, and search its re-rank", () => {
     for (const identity of busIdentities) {
       const allowed = requestSubjects.filter((subject) => mayPublish(identity, subject));
       if (identity === "admin") expect(allowed, identity).toEqual(requestSubjects);
@@ -42,6 +43,9 @@ describe("bus permissions", () => {
         // Everything but its own requests (it does not ask itself to run a job).
         const own = Object.values(maintenanceRpcs).map((d) => d.subject);
         expect(allowed, identity).toEqual(requestSubjects.filter((s) => !own.includes(s)));
+      } else if (identity === "search") {
+        // The re-rank of a search's candidates, for the principal the search came with.
+        expect(allowed, identity).toEqual([rankingRpcs.rerank.subject]);
       } else if (identity !== "gateway") expect(allowed, identity).toEqual([]);
     }
   });

@@ -10,6 +10,8 @@ import {
   type GetMemoryRequest,
   type HistoryReply,
   type HistoryRequest,
+  type ResultsReply,
+  type ResultsRequest,
   type SearchStatusReply,
   type SearchStatusRequest,
   searchRpcs,
@@ -33,6 +35,7 @@ export type SearchUnderTest = {
   log: TestLog;
   env: Record<string, string>;
   candidates(request: CandidatesRequest): Promise<CandidatesReply>;
+  results(request: ResultsRequest): Promise<ResultsReply>;
   count(request: CountRequest): Promise<CountReply>;
   get(request: GetMemoryRequest): Promise<GetMemoryReply>;
   history(request: HistoryRequest): Promise<HistoryReply>;
@@ -93,6 +96,7 @@ export async function startSearchUnderTest(
     log,
     env,
     candidates: (req) => call(client, searchRpcs.candidates, req, timeout),
+    results: (req) => call(client, searchRpcs.results, req, timeout),
     count: (req) => call(client, searchRpcs.count, req, timeout),
     get: (req) => call(client, searchRpcs.get, req, timeout),
     history: (req) => call(client, searchRpcs.history, req, timeout),
