@@ -190,13 +190,13 @@ it("after a burst of writes and queries the counters and histograms have moved",
   expect(
     moved("ingest", "cairn_rpc_server_duration_seconds_count", { subject: "cairn.ingest.memory.create" }),
   ).toBe(9);
-  // A recall asks search for candidate ids, then for the final results' documents.
+  // A recall asks search for its final results, and search asks ranking to re-rank them.
   expect(
-    moved("search", "cairn_rpc_server_duration_seconds_count", { subject: "cairn.search.candidate_ids" }),
+    moved("search", "cairn_rpc_server_duration_seconds_count", { subject: "cairn.search.results" }),
   ).toBeGreaterThanOrEqual(7);
   expect(
-    moved("search", "cairn_rpc_server_duration_seconds_count", { subject: "cairn.search.documents" }),
-  ).toBeGreaterThanOrEqual(1);
+    moved("ranking", "cairn_rpc_server_duration_seconds_count", { subject: "cairn.ranking.rerank" }),
+  ).toBeGreaterThanOrEqual(4);
 
   // The gateway: requests per route and status, latency, MCP tools.
   expect(moved("gateway", "cairn_http_requests_total", { route: "/v1/memories", status: "201" })).toBe(9);

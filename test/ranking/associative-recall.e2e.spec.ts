@@ -1,6 +1,6 @@
 // Ranking with the real write and read paths: ingest, search and ranking as processes on
-// real Postgres, Redis and NATS. Memories are written with ingest's commands; recall runs as
-// the gateway runs it: expand → search.candidates → rerank.
+// real Postgres, Redis and NATS. Memories are written with ingest's commands; a recall is asked
+// step by step: expand → search.candidate_ids → rerank → search.documents.
 import { call, connectBus } from "@cairn/bus";
 import {
   commandRpc,

@@ -1,6 +1,6 @@
-// `cairn.search.documents`: the current documents of memories by id, for the final results of a
-// recall (its candidates travelled as ids). What the principal may not see, or what does not
-// exist, is left out, as if it were not there.
+// `cairn.search.documents`: the current documents of memories by id, for a caller that re-ranked
+// candidates it had as ids. What the principal may not see, or what does not exist, is left
+// out, as if it were not there.
 import type { DocumentsReply, DocumentsRequestSchema } from "@cairn/contracts";
 import { canSee } from "@cairn/memory-model";
 import type { z } from "zod";
