@@ -634,4 +634,74 @@ describe("group commit", () => {
       }
     },
   );
+
+  infraTest(
+    "an append reads no table in full, even with plans made while the log was empty",
+    async ({ databaseUrl }) => {
+      await migrateToLatest(databaseUrl);
+      // One connection: PL/pgSQL keeps a statement's plan for the connection's life, and these
+      // are made while the log is empty, when reading the whole table costs least.
+      const pool = createDatabasePool({ connectionString: databaseUrl, role: serviceDatabaseRole, max: 1 });
+      const reader = new pg.Client({ connectionString: databaseUrl });
+      await reader.connect();
+      try {
+        await reader.query("set stats_fetch_consistency = none");
+        const stats = async () => {
+          const { rows } = await reader.query<{ seq_scan: string; n_tup_ins: string }>(
+            "select seq_scan, n_tup_ins from pg_stat_user_tables where relname = 'cairn_events'",
+          );
+          return { scans: Number(rows[0]?.seq_scan), inserted: Number(rows[0]?.n_tup_ins) };
+        };
+        const store = createEventStore(pool);
+        // A log of a few pages, as a new deployment has after its first writes.
+        for (let i = 0; i < 20; i += 1) {
+          await store.appendToStream({
+            streamId: `memory-${randomUUID()}`,
+            streamType: "memory",
+            expectedVersion: "no_stream",
+            events: Array.from({ length: 10 }, () => archived("a reason long enough to fill a page sooner")),
+            meta,
+          });
+        }
+        await pool.query("select pg_stat_force_next_flush()");
+        let before = await stats();
+        for (let tries = 0; before.inserted < 200 && tries < 50; tries += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          before = await stats();
+        }
+        let events = 0;
+        for (let i = 0; i < 12; i += 1) {
+          const streamId = `memory-${randomUUID()}`;
+          await store.appendToStream({
+            streamId,
+            streamType: "memory",
+            expectedVersion: "no_stream",
+            events: [archived()],
+            meta,
+            reservations: { claim: [`slot:acme:plans-${i}`] },
+          });
+          await store.appendToStream({
+            streamId,
+            streamType: "memory",
+            expectedVersion: 1,
+            events: [archived()],
+            meta,
+          });
+          events += 2;
+        }
+        // The connection's counts reach the statistics when it is next idle.
+        await pool.query("select pg_stat_force_next_flush()");
+        let after = await stats();
+        for (let tries = 0; after.inserted < before.inserted + events && tries < 50; tries += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          after = await stats();
+        }
+        expect(after.inserted).toBe(before.inserted + events);
+        expect(after.scans).toBe(before.scans);
+      } finally {
+        await reader.end();
+        await pool.end();
+      }
+    },
+  );
 });
