@@ -332,6 +332,7 @@ export type { SealRing, SealState } from "./sealed-content.ts";
 export {
   isSealed,
   newSeal,
+  openFoldedFields,
   openMemoryFields,
   openSealedEvents,
   openSealedText,

@@ -98,6 +98,8 @@ type SealableFields = {
   title?: string | undefined;
   entities?: { text: string; type: string }[] | undefined;
 };
+type SealableField = keyof SealableFields;
+const allSealableFields: ReadonlySet<SealableField> = new Set(["content", "title", "entities"]);
 
 /** Seals content, title and entity texts with the memory's seal (fields left out stay out). */
 export function sealMemoryFields<T extends SealableFields>(data: T, seal: Uint8Array, memoryId: string): T {
@@ -118,6 +120,7 @@ export function openMemoryFields<T extends SealableFields>(
   data: T,
   seal: SealState | undefined,
   memoryId: string,
+  which: ReadonlySet<SealableField> = allSealableFields,
 ): T {
   const usable = seal?.state === "active" ? seal.seal : undefined;
   const open = (value: string) => {
@@ -125,9 +128,9 @@ export function openMemoryFields<T extends SealableFields>(
     return usable ? openSealedText(usable, memoryId, value) : "";
   };
   const out: T = { ...data };
-  if (data.content !== undefined) out.content = open(data.content);
-  if (data.title !== undefined) out.title = open(data.title);
-  if (data.entities !== undefined) {
+  if (data.content !== undefined && which.has("content")) out.content = open(data.content);
+  if (data.title !== undefined && which.has("title")) out.title = open(data.title);
+  if (data.entities !== undefined && which.has("entities")) {
     out.entities = data.entities.flatMap((e) => {
       if (!isSealed(e.text)) return [e];
       return usable ? [{ ...e, text: openSealedText(usable, memoryId, e.text) }] : [];
@@ -179,5 +182,52 @@ export async function openSealedEvents<E extends StoredEvent>(
     const id = sealedMemoryIdOf(e);
     if (id === undefined || !hasSealedField(e.data)) return e;
     return { ...e, data: openMemoryFields(e.data as SealableFields, seals.get(id), id) };
+  });
+}
+
+/**
+ * The events of memory streams opened for folding them into their current documents: a field
+ * is opened only in the last event of its stream that sets it, since a later revision replaces
+ * it and a purge empties it (the memory model's fold). Earlier values stay sealed, so loading a
+ * memory revised many times opens its current text once, not every version of it. For a
+ * projection or a history, which show each version, `openSealedEvents`.
+ */
+export async function openFoldedFields<E extends StoredEvent>(
+  events: readonly E[],
+  sealRing: SealRing,
+): Promise<E[]> {
+  const replacedLater = new Map<string, Set<SealableField>>();
+  const toOpen: (Set<SealableField> | undefined)[] = [];
+  for (let i = events.length - 1; i >= 0; i -= 1) {
+    const e = events[i] as E;
+    let replaced = replacedLater.get(e.streamId);
+    if (!replaced) {
+      replaced = new Set();
+      replacedLater.set(e.streamId, replaced);
+    }
+    if (e.type === "memory.purged") {
+      for (const field of allSealableFields) replaced.add(field);
+      continue;
+    }
+    if (sealedMemoryIdOf(e) === undefined || e.data === null || typeof e.data !== "object") continue;
+    const data = e.data as SealableFields;
+    const set = [...allSealableFields].filter((field) => data[field] !== undefined);
+    const open = new Set(
+      set.filter((field) => !replaced.has(field) && hasSealedField({ [field]: data[field] })),
+    );
+    if (open.size > 0) toOpen[i] = open;
+    for (const field of set) replaced.add(field);
+  }
+  const ids = new Set<string>();
+  events.forEach((e, i) => {
+    if (toOpen[i]) ids.add(sealedMemoryIdOf(e) as string);
+  });
+  if (ids.size === 0) return [...events];
+  const seals = await sealRing.sealsFor([...ids]);
+  return events.map((e, i) => {
+    const which = toOpen[i];
+    if (!which) return e;
+    const id = sealedMemoryIdOf(e) as string;
+    return { ...e, data: openMemoryFields(e.data as SealableFields, seals.get(id), id, which) };
   });
 }

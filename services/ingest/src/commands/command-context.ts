@@ -24,7 +24,7 @@ import {
   keyIdFor,
   type MemoryDocument,
   type NewEvent,
-  openSealedEvents,
+  openFoldedFields,
   type Principal,
   type StoredEvent,
   streamIdFor,
@@ -214,12 +214,15 @@ export class CommandContext {
     return foldStream(await this.#open(await this.store.readStream(streamIdFor("memory", id))));
   }
 
-  /** Events with their sealed text opened (as they are when this ingest has no seal store). */
+  /**
+   * A stream's events with the sealed text its current document keeps opened (as they are
+   * when this ingest has no seal store): what later versions replaced stays sealed.
+   */
   async #open(events: StoredEvent[]): Promise<StoredEvent[]> {
     const seals = this.#deps.seals;
     if (!seals) return events;
     const known = this.#knownSeals;
-    return openSealedEvents(events, {
+    return openFoldedFields(events, {
       async sealsFor(memoryIds) {
         const found = await seals.sealsFor(memoryIds);
         for (const [id, state] of found) if (state.state === "active") known.set(id, state.seal);
