@@ -57,6 +57,20 @@ describe("ranking.rerank", () => {
     expect(penalised.results[1]?.factors?.feedback).toBeLessThan(1);
   });
 
+  test("a memory the caller may not see is never ranked, whoever sends it", async ({ ranking: h }) => {
+    const shared = { id: randomUUID(), content: "The staging database is rebuilt every Monday night." };
+    const private_ = {
+      id: randomUUID(),
+      content: "My staging database notes for Monday.",
+      scope: "agent" as const,
+      agent: "agent-b",
+    };
+    await h.publish(recorded(shared));
+    const position = await h.publish(recorded(private_));
+    const reply = await rerank(h, [private_, shared], position);
+    expect(reply.results.map((r) => r.id)).toEqual([shared.id]);
+  });
+
   test("a deep memory (read deliberately, often) outranks a shallow one", async ({ ranking: h }) => {
     const [first, second] = await storeTwo(h);
     let position = 0;

@@ -2,7 +2,7 @@ import { defaultRankingWeights, type RerankReply, type RerankRequestSchema } fro
 import { getTracer, recallStageHistogram, startSpan } from "@cairn/telemetry";
 import type { z } from "zod";
 import { skipReason } from "../expansion/skip-rules.ts";
-import { readCards } from "../projections/memory-card/memory-card.ts";
+import { isVisibleTo, readCards } from "../projections/memory-card/memory-card.ts";
 import { intentOfCandidates } from "../query-understanding/intent-of-candidates.ts";
 import { rerankCandidates } from "../rerank/rerank-candidates.ts";
 import { loadSignals } from "./load-signals.ts";
@@ -59,14 +59,21 @@ async function rerank(
     paths.card,
     request.candidates.map((c) => c.id),
   );
-  const memories = request.candidates.map((c) => ({
+  // A memory ranking knows the caller may not see is no candidate of its (the memory model's
+  // rule, as `signals` applies it): its score and signals are never answered. One ranking has
+  // no card of yet is judged by its caller's finding it.
+  const candidates = request.candidates.filter((c) => {
+    const card = cards.get(c.id);
+    return card === undefined || isVisibleTo(card, request.principal);
+  });
+  const memories = candidates.map((c) => ({
     id: c.id,
     // Heat needs only the leading terms; this keeps one request small for 200 long candidates.
     terms: (cards.get(c.id)?.terms ?? []).slice(0, 64),
   }));
   const signals = await loadSignals(ctx, tenant, memories);
   const results = rerankCandidates({
-    candidates: request.candidates,
+    candidates,
     memoryOf: (id) => cards.get(id),
     signals,
     weights: { ...defaultRankingWeights, ...settings.rankingWeights },
