@@ -1,5 +1,5 @@
 // The shapes the gateway answers with from the ranking service's replies (contracts/src/ranking.ts). Every caller falls back when no ranking service answers
-// (`unavailable`): search order for rerank, no expansion, keys derived from search candidates.
+// (`unavailable`): no expansion, keys derived from search candidates (the re-rank's search order is search's, in `cairn.search.results`).
 import type {
   CandidateScores,
   ExpandReply,

@@ -9,18 +9,18 @@
 import {
   CairnError,
   type CandidateScores,
+  type CandidatesReply,
   type FinalResult,
-  type MemoryDocument,
   type RerankReply,
   type RerankRequest,
   type ResultsReply,
   type ResultsRequestSchema,
 } from "@cairn/contracts";
-import { canSee, passesFloor } from "@cairn/memory-model";
+import { passesFloor } from "@cairn/memory-model";
 import type { z } from "zod";
 import { asOfCandidates, isAsOfRequest } from "./as-of.ts";
 import type { LogSources } from "./fold-from-log.ts";
-import { loadDocuments } from "./load-documents.ts";
+import { visibleDocuments } from "./read-documents.ts";
 import type { ReadModels } from "./read-models.ts";
 import { rankCandidates } from "./search-candidates.ts";
 
@@ -45,19 +45,14 @@ export async function finalResults(
   } = isAsOfRequest(query)
     ? withDocuments(await asOfCandidates(models, log, query))
     : await rankCandidates(models, query);
-  const { ranked, ranking } = await reranked(rerank, request, candidates.map(scoresOf));
+  const { ranked, ranking } = await reranked(rerank, request, candidates);
   const top = ranked.slice(0, limit);
-  const documents =
-    found ??
-    (await loadDocuments(
-      models,
-      top.map((r) => r.candidate.id),
-      reply.unavailable,
-    ));
+  const ids = top.map((r) => r.candidate.id);
+  const documents = found ?? (await visibleDocuments(models, request.principal, ids, reply.unavailable));
   // A memory deleted or hidden between the query and the read is left out.
   const results = top.flatMap((r) => {
     const document = documents.get(r.candidate.id);
-    return document && canSee(document, request.principal) ? [{ document, ...r }] : [];
+    return document ? [{ document, ...r }] : [];
   });
   return { ...reply, results, ranking };
 }
@@ -101,30 +96,11 @@ async function reranked(
   }
 }
 
-/** The candidates as scores, with the documents they were read with. */
-function withDocuments<
-  C extends CandidateScores & { document: MemoryDocument },
-  R extends { candidates: C[] },
->(
-  reply: R,
-): Omit<R, "candidates"> & { candidates: CandidateScores[]; documents: Map<string, MemoryDocument> } {
+/** The candidates as scores (what ranking is sent), with the documents they were read with. */
+function withDocuments({ candidates, ...reply }: CandidatesReply) {
   return {
     ...reply,
-    candidates: reply.candidates,
-    documents: new Map(reply.candidates.map((c) => [c.id, c.document])),
-  };
-}
-
-/** What ranking is sent of a candidate: its scores (a candidate read with its document keeps it here). */
-function scoresOf(candidate: CandidateScores): CandidateScores {
-  const { id, lexical, vector, fused, coverage, episode, belowFloor } = candidate;
-  return {
-    id,
-    lexical,
-    vector,
-    fused,
-    ...(coverage === undefined ? {} : { coverage }),
-    ...(episode === undefined ? {} : { episode }),
-    ...(belowFloor === undefined ? {} : { belowFloor }),
+    candidates: candidates.map(({ document: _document, ...scores }): CandidateScores => scores),
+    documents: new Map(candidates.map((c) => [c.id, c.document])),
   };
 }

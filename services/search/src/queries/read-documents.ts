@@ -1,7 +1,13 @@
 // `cairn.search.documents`: the current documents of memories by id, for a caller that re-ranked
 // candidates it had as ids. What the principal may not see, or what does not exist, is left
 // out, as if it were not there.
-import type { DocumentsReply, DocumentsRequestSchema } from "@cairn/contracts";
+import type {
+  DocumentsReply,
+  DocumentsRequestSchema,
+  MemoryDocument,
+  Principal,
+  RetrieverName,
+} from "@cairn/contracts";
 import { canSee } from "@cairn/memory-model";
 import type { z } from "zod";
 import { loadDocuments } from "./load-documents.ts";
@@ -12,11 +18,25 @@ export async function readDocuments(
   request: z.infer<typeof DocumentsRequestSchema>,
 ): Promise<DocumentsReply> {
   const position = await waitForLexical(models, request);
-  const ids = [...new Set(request.ids)];
-  const found = await loadDocuments(models, ids);
-  const documents = ids.flatMap((id) => {
+  const found = await visibleDocuments(models, request.principal, [...new Set(request.ids)]);
+  return { documents: [...found.values()], position };
+}
+
+/**
+ * The current documents of these memories that `principal` may see, in the order of `ids`: one
+ * deleted or hidden since the caller found it is left out.
+ */
+export async function visibleDocuments(
+  models: ReadModels,
+  principal: Principal,
+  ids: readonly string[],
+  unavailable: readonly RetrieverName[] = [],
+): Promise<Map<string, MemoryDocument>> {
+  const found = await loadDocuments(models, ids, unavailable);
+  const out = new Map<string, MemoryDocument>();
+  for (const id of ids) {
     const document = found.get(id);
-    return document && canSee(document, request.principal) ? [document] : [];
-  });
-  return { documents, position };
+    if (document && canSee(document, principal)) out.set(id, document);
+  }
+  return out;
 }
