@@ -120,6 +120,21 @@ describe("entities", () => {
     expect(people("Joanna: I went hiking with my buddy. Nate, you should come!")).not.toContain("buddy");
   });
 
+  test("a title is read for names only when the content does not already say it", () => {
+    // The first line is cut into the title between a first name and a surname.
+    const content =
+      "We went over the plan for the spring release of the new mobile app with the whole design team, and then late " +
+      "Alice Smith joined us from Berlin.\nNothing more.";
+    const title = titleFromContent(content);
+    expect(title.endsWith("Alice…")).toBe(true);
+    const people = (entities: { text: string; type: string }[]) =>
+      entities.filter((e) => e.type === "person").map((e) => e.text);
+    expect(people(extractEntities(content, title))).toEqual(["Alice Smith"]);
+    expect(extractEntities(content, title)).toEqual(extractEntities(content));
+    // A title of its own is read with the content.
+    expect(people(extractEntities("We met after lunch.", "Lunch with Bob Jones"))).toEqual(["Bob Jones"]);
+  });
+
   test("each entity once, and at most 64", () => {
     const many = Array.from({ length: 100 }, (_, i) => `value_${i}`).join(" ");
     expect(extractEntities(many)).toHaveLength(64);

@@ -6,6 +6,7 @@ import type { Entity } from "@cairn/contracts";
 import { Jieba } from "@node-rs/jieba";
 import { dict } from "@node-rs/jieba/dict.js";
 import nlp from "compromise";
+import { titleFromContent } from "./normalise.ts";
 
 /** compromise is linear but not cheap; names are nearly always in the first few thousand characters. */
 const nlpMaxChars = 3000;
@@ -323,9 +324,19 @@ function withSurname(name: string, text: string): string {
   return text.slice(at, end);
 }
 
+/**
+ * Whether a title says something its content does not. A title made from the content (its
+ * first line, cut short: the usual one when the writer gave none) or found in it as written
+ * names nobody the content does not name; read again it would only cost as much as the
+ * content's start, and yield a name cut off by the title's end ("Alice…").
+ */
+function titleOfItsOwn(title: string, content: string): boolean {
+  return title !== "" && title !== titleFromContent(content) && !content.includes(title);
+}
+
 /** Entities found in a memory's title and content, each text once per type, at most 64. */
 export function extractEntities(content: string, title = ""): Entity[] {
-  const text = title ? `${title}\n${content}` : content;
+  const text = titleOfItsOwn(title, content) ? `${title}\n${content}` : content;
   const out: Entity[] = [];
   const seen = new Set<string>();
   const add = (type: Entity["type"], raw: string) => {
