@@ -25,6 +25,7 @@ import { startNats, startPostgres, waitFor } from "@cairn/testing/servers";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import pg from "pg";
+import { cpuReferenceMs } from "./lib/machine.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
 import { percentile, progress, type Row, report } from "./lib/report.ts";
 
@@ -182,6 +183,8 @@ export async function run(args: string[]): Promise<void> {
   const concurrency = option(args, "concurrency", 32);
   const copies = option(args, "copies", 1);
   const fsync = !args.includes("--no-fsync");
+  // Before anything starts: what this machine's cores do, for comparing runs across machines.
+  const cpuReference = cpuReferenceMs();
   process.stderr.write(`starting Postgres (fsync ${fsync ? "on" : "off"}) and NATS...\n`);
   const postgres = await startPostgres({ settings: { fsync: fsync ? "on" : "off" } });
   const nats = await startNats();
@@ -313,6 +316,7 @@ export async function run(args: string[]): Promise<void> {
       cpus: cpus().length,
       // Other work on the machine skews the figures; the 1-minute load average says how much.
       loadAverage: Number(loadavg()[0]?.toFixed(2)),
+      cpuReferenceMs: cpuReference,
       memoryGiB: Math.round(totalmem() / 2 ** 30),
       eventsInLog: inLog,
       eventsInJetStream: messages,
@@ -335,7 +339,7 @@ export async function run(args: string[]): Promise<void> {
     report(
       `ingest: ${copies} ingest process(es), ${concurrency} concurrent clients, ${seconds} s per phase, fsync ${
         fsync ? "on" : "off"
-      }, ${cpus().length} CPUs (load average ${loadavg()[0]?.toFixed(1)}); ${inLog} events in the log, ${messages} in JetStream (exactly once: ${
+      }, ${cpus().length} CPUs (load average ${loadavg()[0]?.toFixed(1)}, reference work ${cpuReference} ms); ${inLog} events in the log, ${messages} in JetStream (exactly once: ${
         inLog === messages && relayed.inOrderOnce ? "yes" : "NO"
       })`,
       rowsOut,

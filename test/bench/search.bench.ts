@@ -25,6 +25,7 @@ import {
   tenants,
 } from "./lib/bench-memories.ts";
 import { cpuMsOf, type Latency, mcpClient, mcpTool, measure, restSearch, rssMb } from "./lib/full-recall.ts";
+import { cpuReferenceMs } from "./lib/machine.ts";
 import {
   hotFunctions,
   profilingEnv,
@@ -65,7 +66,10 @@ type SizeResult = {
     context: Latency;
     concurrent: Latency & { clients: number };
   };
+  /** Resident memory at the end of the run: live data and garbage not collected yet. */
   rssMb: Record<string, number | null>;
+  /** The most each process was resident at any time of the run (Linux's VmHWM). */
+  peakRssMb: Record<string, number | null>;
   /**
    * CPU time each process spent per full recall (REST search, 1 client), the recall record's
    * writing and projection included: unlike latency, hardly moved by other load on the machine.
@@ -329,6 +333,7 @@ async function benchSize(
       query,
       fullRecall: { rest, mcp, context, concurrent: { ...concurrent, clients } },
       rssMb: rss,
+      peakRssMb: Object.fromEntries(processes.map((p) => [p.name, rssMb(p.child.pid, "peak")])),
       cpuMsPerRecall,
       writeToSearchable: { p50: percentile(samples, 50), p99: percentile(samples, 99) },
       ...(statements === undefined ? {} : { statements }),
@@ -395,6 +400,8 @@ export async function run(args: string[]): Promise<void> {
   const profile = option(args, "profile", "");
   const profileDir = profile === "" ? null : resolve(profile);
 
+  // Before anything starts: what this machine's cores do, for comparing runs across machines.
+  const cpuReference = cpuReferenceMs();
   const results: SizeResult[] = [];
   for (const size of sizes) results.push(await benchSize(size, queries, writes, profileDir));
   if (profileDir !== null) printProfiles(profileDir, results);
@@ -465,14 +472,14 @@ export async function run(args: string[]): Promise<void> {
       p50_ms: "",
       p99_ms: "",
       rate: Object.entries(r.rssMb)
-        .map(([name, mb]) => `${name} ${mb ?? "?"}`)
+        .map(([name, mb]) => `${name} ${mb ?? "?"} (peak ${r.peakRssMb[name] ?? "?"})`)
         .join(", "),
     },
   ]);
   report(
-    `search: ${queries} queries per mode, ${writes} writes; ${cpus().length} CPUs, ${Math.round(totalmem() / 2 ** 30)} GiB; local embedder (384 dims); RediSearch 1.2, pgvector 0.8 HNSW`,
+    `search: ${queries} queries per mode, ${writes} writes; ${cpus().length} CPUs (reference work ${cpuReference} ms), ${Math.round(totalmem() / 2 ** 30)} GiB; local embedder (384 dims); RediSearch 1.2, pgvector 0.8 HNSW`,
     rows,
-    { bench: "search", queries, writes, results },
+    { bench: "search", queries, writes, cpuReferenceMs: cpuReference, results },
     args,
   );
 }

@@ -59,11 +59,12 @@ export async function mcpTool(client: Client, name: string, args: Record<string,
 }
 
 /** A process's resident memory, in MB (Linux). */
-export function rssMb(pid: number | undefined): number | null {
+export function rssMb(pid: number | undefined, which: "now" | "peak" = "now"): number | null {
   if (pid === undefined) return null;
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+    const field = which === "peak" ? /VmHWM:\s+(\d+)/ : /VmRSS:\s+(\d+)/;
+    const kb = Number(field.exec(status)?.[1] ?? Number.NaN);
     return Number.isFinite(kb) ? Math.round(kb / 1024) : null;
   } catch {
     return null;
