@@ -332,7 +332,7 @@ export type { SealRing, SealState } from "./sealed-content.ts";
 export {
   isSealed,
   newSeal,
-  openFoldedFields,
+  openFoldedDocument,
   openMemoryFields,
   openSealedEvents,
   openSealedText,

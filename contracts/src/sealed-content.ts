@@ -186,48 +186,17 @@ export async function openSealedEvents<E extends StoredEvent>(
 }
 
 /**
- * The events of memory streams opened for folding them into their current documents: a field
- * is opened only in the last event of its stream that sets it, since a later revision replaces
- * it and a purge empties it (the memory model's fold). Earlier values stay sealed, so loading a
- * memory revised many times opens its current text once, not every version of it. For a
- * projection or a history, which show each version, `openSealedEvents`.
+ * A memory document folded from its sealed events, with its text opened. The fold keeps only
+ * the last content, title and entities (a revision replaces them, a purge empties them), so
+ * only the current text is opened, once, however many versions the memory had; earlier values
+ * were never opened. A purged memory's document has nothing sealed, and no seal is asked for.
+ * For a projection or a history, which show each version, `openSealedEvents`.
  */
-export async function openFoldedFields<E extends StoredEvent>(
-  events: readonly E[],
+export async function openFoldedDocument<D extends SealableFields & { id: string }>(
+  doc: D,
   sealRing: SealRing,
-): Promise<E[]> {
-  const replacedLater = new Map<string, Set<SealableField>>();
-  const toOpen: (Set<SealableField> | undefined)[] = [];
-  for (let i = events.length - 1; i >= 0; i -= 1) {
-    const e = events[i] as E;
-    let replaced = replacedLater.get(e.streamId);
-    if (!replaced) {
-      replaced = new Set();
-      replacedLater.set(e.streamId, replaced);
-    }
-    if (e.type === "memory.purged") {
-      for (const field of allSealableFields) replaced.add(field);
-      continue;
-    }
-    if (sealedMemoryIdOf(e) === undefined || e.data === null || typeof e.data !== "object") continue;
-    const data = e.data as SealableFields;
-    const set = [...allSealableFields].filter((field) => data[field] !== undefined);
-    const open = new Set(
-      set.filter((field) => !replaced.has(field) && hasSealedField({ [field]: data[field] })),
-    );
-    if (open.size > 0) toOpen[i] = open;
-    for (const field of set) replaced.add(field);
-  }
-  const ids = new Set<string>();
-  events.forEach((e, i) => {
-    if (toOpen[i]) ids.add(sealedMemoryIdOf(e) as string);
-  });
-  if (ids.size === 0) return [...events];
-  const seals = await sealRing.sealsFor([...ids]);
-  return events.map((e, i) => {
-    const which = toOpen[i];
-    if (!which) return e;
-    const id = sealedMemoryIdOf(e) as string;
-    return { ...e, data: openMemoryFields(e.data as SealableFields, seals.get(id), id, which) };
-  });
+): Promise<D> {
+  if (!hasSealedField(doc)) return doc;
+  const seals = await sealRing.sealsFor([doc.id]);
+  return openMemoryFields(doc, seals.get(doc.id), doc.id);
 }

@@ -5,7 +5,7 @@ import type { StoredEvent } from "./events/envelope.ts";
 import {
   isSealed,
   newSeal,
-  openFoldedFields,
+  openFoldedDocument,
   openMemoryFields,
   openSealedEvents,
   openSealedText,
@@ -113,41 +113,23 @@ describe("sealed memory content", () => {
     expect(opened[3]).toBe(events[3]);
   });
 
-  it("opens for a fold only the fields no later event replaces or purges", async () => {
-    const a = randomUUID();
-    const b = randomUUID();
-    const keyA = newSeal();
-    const keyB = newSeal();
+  it("opens a folded document's text, and asks no seal for one with nothing sealed", async () => {
+    const id = randomUUID();
+    const seal = newSeal();
     const calls: string[][] = [];
     const sealRing = {
       async sealsFor(ids: readonly string[]) {
         calls.push([...ids]);
-        return new Map<string, SealState>([
-          [a, { state: "active", seal: keyA }],
-          [b, { state: "active", seal: keyB }],
-        ]);
+        return new Map<string, SealState>([[id, { state: "active", seal }]]);
       },
     };
-    const versions = Array.from({ length: 20 }, (_, i) => `Draft ${i + 2} of the payments note.`);
-    const events = [
-      event(a, "memory.recorded", sealMemoryFields(body, keyA, a)),
-      ...versions.map((content, i) =>
-        event(a, "memory.revised", sealMemoryFields({ content }, keyA, a), i + 2),
-      ),
-      event(a, "memory.archived", { reason: "old" }, 22),
-      event(b, "memory.recorded", sealMemoryFields(body, keyB, b)),
-      event(b, "memory.purged", { reason: "retention", runId: null }, 2),
-    ];
-    const opened = await openFoldedFields(events, sealRing);
-    // One call, for the memory whose text is still kept; the purged one's is never opened.
-    expect(calls).toEqual([[a]]);
-    // The first version keeps its title and entities (no revision set them), not its content.
-    expect(opened[0]?.data).toMatchObject({ title: body.title, entities: body.entities });
-    expect(isSealed((opened[0]?.data as { content?: string } | undefined)?.content)).toBe(true);
-    // Only the last revision's content is opened: the nineteen before it stay sealed.
-    const contents = opened.slice(1, 21).map((e) => (e.data as { content: string }).content);
-    expect(contents.filter((c) => !isSealed(c))).toEqual([versions[19]]);
-    expect(opened[21]).toBe(events[21]);
-    expect(opened.slice(22)).toEqual(events.slice(22));
+    const doc = { id, version: 21, ...sealMemoryFields({ ...body, content: "Draft 21." }, seal, id) };
+    const opened = await openFoldedDocument(doc, sealRing);
+    expect(calls).toEqual([[id]]);
+    expect(opened).toEqual({ id, version: 21, ...body, content: "Draft 21." });
+    // A purged memory's document keeps no text: nothing to open, no seal asked for.
+    const purged = { id, version: 22, ...body, content: "", title: "", entities: [] };
+    expect(await openFoldedDocument(purged, sealRing)).toBe(purged);
+    expect(calls).toHaveLength(1);
   });
 });

@@ -23,8 +23,9 @@ import {
   type EventMeta,
   keyIdFor,
   type MemoryDocument,
+  MemoryDocumentSchema,
   type NewEvent,
-  openFoldedFields,
+  openFoldedDocument,
   type Principal,
   type StoredEvent,
   streamIdFor,
@@ -38,6 +39,7 @@ import {
   isReservationTakenError,
   isSealExistsError,
   type MemorySealStore,
+  type StreamSnapshot,
 } from "@cairn/event-store";
 import {
   canChange,
@@ -48,7 +50,13 @@ import {
   type MemoryEvent,
 } from "@cairn/memory-model";
 import { currentTraceContext } from "@cairn/telemetry";
-import { evolveMemory, foldMemory, type MemoryState } from "../domain/memory-stream.ts";
+import {
+  evolveMemory,
+  foldMemory,
+  initialMemoryState,
+  type MemoryState,
+  memorySnapshotModel,
+} from "../domain/memory-stream.ts";
 import { reservationChanges } from "../domain/reservations.ts";
 import { commandFingerprint } from "./command-fingerprint.ts";
 import { uuidFromName } from "./command-ids.ts";
@@ -209,26 +217,45 @@ export class CommandContext {
     return state;
   }
 
-  /** A memory stream's state as the log holds it (any caller; visibility is checked by the loaders). */
+  /**
+   * A memory stream's state as the log holds it (any caller; visibility is checked by the
+   * loaders). It is folded from the stream's snapshot and the events after it: a memory revised
+   * a thousand times is not read a thousand events long. A load that folded `snapshotAfter`
+   * events or more keeps its state as the new snapshot (sealed text stays sealed in it).
+   */
   async loadMemoryState(id: string): Promise<MemoryState> {
-    return foldStream(await this.#open(await this.store.readStream(streamIdFor("memory", id))));
+    const streamId = streamIdFor("memory", id);
+    const { snapshot, events } = await this.store.readStreamFromSnapshot(streamId, memorySnapshotModel);
+    const from = snapshot ? stateOfSnapshot(snapshot) : initialMemoryState;
+    // A snapshot this code cannot read (made by another build with the same model) is passed over.
+    const state =
+      from === null ? foldStream(await this.store.readStream(streamId)) : foldStream(events, from);
+    if (state.exists && (from === null || events.length >= snapshotAfter)) {
+      const kept: StreamSnapshot = {
+        model: memorySnapshotModel,
+        version: state.doc.version,
+        position: state.position,
+        state: state.doc,
+      };
+      // Only a shortcut: one not kept now is kept by a later load.
+      await this.store.saveStreamSnapshot(streamId, kept).catch(() => undefined);
+    }
+    return this.#open(state);
   }
 
-  /**
-   * A stream's events with the sealed text its current document keeps opened (as they are
-   * when this ingest has no seal store): what later versions replaced stays sealed.
-   */
-  async #open(events: StoredEvent[]): Promise<StoredEvent[]> {
+  /** The state with the text its document keeps opened (as it is when this ingest has no seal store). */
+  async #open(state: MemoryState): Promise<MemoryState> {
     const seals = this.#deps.seals;
-    if (!seals) return events;
+    if (!seals || !state.exists) return state;
     const known = this.#knownSeals;
-    return openFoldedFields(events, {
+    const doc = await openFoldedDocument(state.doc, {
       async sealsFor(memoryIds) {
         const found = await seals.sealsFor(memoryIds);
-        for (const [id, state] of found) if (state.state === "active") known.set(id, state.seal);
+        for (const [id, seal] of found) if (seal.state === "active") known.set(id, seal.seal);
         return found;
       },
     });
+    return { ...state, doc };
   }
 
   /** The caller's version token must be the memory's current version. */
@@ -377,13 +404,25 @@ export class CommandContext {
   }
 }
 
+/** Loads fold from a snapshot once this many events follow it (and keep a new one). */
+const snapshotAfter = 32;
+
+/** The state a memory stream's snapshot holds, or null when its document does not parse. */
+function stateOfSnapshot(snapshot: StreamSnapshot): MemoryState | null {
+  const doc = MemoryDocumentSchema.safeParse(snapshot.state);
+  return doc.success ? { exists: true, doc: doc.data, position: snapshot.position } : null;
+}
+
 /**
  * The state of a memory stream read from the log. The log is the truth: an event that does not
  * decode, or a stream the memory model cannot fold, is a damaged log, not a refusal.
  */
-export function foldStream(events: readonly StoredEvent[]): MemoryState {
+export function foldStream(
+  events: readonly StoredEvent[],
+  from: MemoryState = initialMemoryState,
+): MemoryState {
   try {
-    return foldMemory(events.map((e) => decodeStoredEvent(e)).filter(isMemoryEvent));
+    return foldMemory(events.map((e) => decodeStoredEvent(e)).filter(isMemoryEvent), from);
   } catch (cause) {
     if (!isMemoryFoldError(cause) && !(cause instanceof Error && cause.name === "EventDecodeError"))
       throw cause;

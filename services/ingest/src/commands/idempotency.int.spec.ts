@@ -3,24 +3,20 @@
 // from another sender) is `idempotency_conflict`; and both hold after ingest restarts. On the
 // bus a retry's answer says it is one (`replayed`); the gateway drops that mark.
 import type { WriteResult } from "@cairn/contracts";
-import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
 import {
   admin,
   alice,
   bob,
   type IngestUnderTest,
+  ingestTest,
   outsider,
   refusedWith,
   reviewer,
   startIngestUnderTest,
 } from "../testing/ingest-under-test.ts";
 
-const test = infraTest.extend("ingest", async ({ databaseUrl, nats }, { onCleanup }) => {
-  const ingest = await startIngestUnderTest(databaseUrl, nats.url);
-  onCleanup(() => ingest.stop());
-  return ingest;
-});
+const test = ingestTest;
 
 const logLength = async (ingest: IngestUnderTest) =>
   (await ingest.store.readAll({ after: 0, limit: 1000 })).length;

@@ -8,7 +8,6 @@ import {
   streamIdFor,
   type WriteResult,
 } from "@cairn/contracts";
-import { infraTest } from "@cairn/testing";
 import { analyzeText } from "@cairn/text-analysis";
 import { describe, expect } from "vitest";
 import {
@@ -17,18 +16,14 @@ import {
   bob,
   documentOf,
   type IngestUnderTest,
+  ingestTest,
   outsider,
   refusal,
   refusedWith,
   reviewer,
-  startIngestUnderTest,
 } from "../testing/ingest-under-test.ts";
 
-const test = infraTest.extend("ingest", async ({ databaseUrl, nats }, { onCleanup }) => {
-  const ingest = await startIngestUnderTest(databaseUrl, nats.url);
-  onCleanup(() => ingest.stop());
-  return ingest;
-});
+const test = ingestTest;
 
 const memory = (slot: string, content: string, extra: Record<string, unknown> = {}) => ({
   slot,

@@ -8,22 +8,17 @@ import {
   type WriteResult,
 } from "@cairn/contracts";
 import { createMemorySealStore } from "@cairn/event-store";
-import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
 import {
   admin,
   alice,
   documentOf,
   type IngestUnderTest,
+  ingestTest,
   refusal,
-  startIngestUnderTest,
 } from "../testing/ingest-under-test.ts";
 
-const test = infraTest.extend("ingest", async ({ databaseUrl, nats }, { onCleanup }) => {
-  const ingest = await startIngestUnderTest(databaseUrl, nats.url, { CAIRN_METRICS_PORT: "off" });
-  onCleanup(() => ingest.stop());
-  return ingest;
-});
+const test = ingestTest;
 
 function send<T = WriteResult>(
   ingest: IngestUnderTest,

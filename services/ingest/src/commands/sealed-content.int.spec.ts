@@ -2,16 +2,11 @@
 // log and what the relay publishes hold no plain text, ingest itself still reads it.
 import { type MemoryDocument, openSealedEvents, streamIdFor } from "@cairn/contracts";
 import { createMemorySealStore } from "@cairn/event-store";
-import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
-import { alice, startIngestUnderTest } from "../testing/ingest-under-test.ts";
+import { alice, ingestTest } from "../testing/ingest-under-test.ts";
 import { foldStream } from "./command-context.ts";
 
-const test = infraTest.extend("ingest", async ({ databaseUrl, nats }, { onCleanup }) => {
-  const ingest = await startIngestUnderTest(databaseUrl, nats.url, { CAIRN_METRICS_PORT: "off" });
-  onCleanup(() => ingest.stop());
-  return ingest;
-});
+const test = ingestTest;
 
 describe("ingest: sealed memory text", () => {
   test("content, title and entities are sealed in the log and open with the memory's key", async ({

@@ -2,15 +2,10 @@
 // applies it: its values pass in that tenant only, everything else is still refused, and an
 // entry that would let any value through is refused itself.
 import { streamIdFor } from "@cairn/contracts";
-import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
-import { admin, alice, outsider, refusedWith, startIngestUnderTest } from "../testing/ingest-under-test.ts";
+import { admin, alice, ingestTest, outsider, refusedWith } from "../testing/ingest-under-test.ts";
 
-const test = infraTest.extend("ingest", async ({ databaseUrl, nats }, { onCleanup }) => {
-  const ingest = await startIngestUnderTest(databaseUrl, nats.url);
-  onCleanup(() => ingest.stop());
-  return ingest;
-});
+const test = ingestTest;
 
 // A test fixture's token: a GitHub token by its shape, built at run time.
 const fixtureToken = `ghp_${"f1x7ur3".repeat(6).slice(0, 36)}`;

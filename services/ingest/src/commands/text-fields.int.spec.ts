@@ -1,15 +1,10 @@
 // Text in every field of every write, as an attacker sends it: a NUL character is refused
 // with a validation error that names the field (never a 500 from Postgres at the append), and
 // other control characters are stored as they were sent.
-import { infraTest } from "@cairn/testing";
 import { describe, expect } from "vitest";
-import { admin, alice, documentOf, refusedWith, startIngestUnderTest } from "../testing/ingest-under-test.ts";
+import { admin, alice, documentOf, ingestTest, refusedWith } from "../testing/ingest-under-test.ts";
 
-const test = infraTest.extend("ingest", async ({ databaseUrl, nats }, { onCleanup }) => {
-  const ingest = await startIngestUnderTest(databaseUrl, nats.url);
-  onCleanup(() => ingest.stop());
-  return ingest;
-});
+const test = ingestTest;
 
 describe("text fields of writes", () => {
   test("a NUL character in any field is refused by name and nothing is written", async ({ ingest }) => {

@@ -48,9 +48,20 @@ export function evolveMemory(state: MemoryState, event: MemoryEvent): MemoryStat
   };
 }
 
-export function foldMemory(events: readonly MemoryEvent[]): MemoryState {
-  return events.reduce(evolveMemory, initialMemoryState);
+/** The state after `events`, from the start of the stream or from a state it had (a snapshot). */
+export function foldMemory(
+  events: readonly MemoryEvent[],
+  from: MemoryState = initialMemoryState,
+): MemoryState {
+  return events.reduce(evolveMemory, from);
 }
+
+/**
+ * Names the fold above and the document it makes, for snapshots of memory streams: change it
+ * whenever either changes, and snapshots made before are ignored (loads fold the whole stream,
+ * and keep a new snapshot).
+ */
+export const memorySnapshotModel = "memory-document-v1";
 
 const tierWords = { memory: "a memory", proposal: "a proposal", handoff: "a handoff" } as const;
 

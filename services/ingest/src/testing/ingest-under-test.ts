@@ -23,6 +23,7 @@ import {
   migrateToLatest,
 } from "@cairn/event-store";
 import { type ServiceHandle, startService } from "@cairn/service-runtime";
+import { infraTest } from "@cairn/testing";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import type pg from "pg";
@@ -87,6 +88,13 @@ export async function startIngestUnderTest(
     },
   };
 }
+
+/** A test with an ingest service of its own, on the test's Postgres database and NATS server. */
+export const ingestTest = infraTest.extend("ingest", async ({ databaseUrl, nats }, { onCleanup }) => {
+  const ingest = await startIngestUnderTest(databaseUrl, nats.url);
+  onCleanup(() => ingest.stop());
+  return ingest;
+});
 
 /** A memory's current document, folded from its stream in the log. */
 export async function documentOf(ingest: IngestUnderTest, id: string): Promise<MemoryDocument> {

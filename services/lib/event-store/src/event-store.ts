@@ -14,6 +14,12 @@ import { positionAt } from "./position-at.ts";
 import { readAll } from "./read-all.ts";
 import { readStream, readStreams } from "./read-stream.ts";
 import { listMemoryStreams, readTenantEvents, readTenantMemories } from "./read-tenant-memories.ts";
+import {
+  readStreamFromSnapshot,
+  type StreamFromSnapshot,
+  type StreamSnapshot,
+  saveStreamSnapshot,
+} from "./stream-snapshots.ts";
 
 export type AppendToStreamInput = {
   streamId: string;
@@ -39,6 +45,13 @@ export interface EventStore {
   ): Promise<AppendResult[]>;
   readStream(streamId: string): Promise<StoredEvent[]>;
   readStreams(streamIds: readonly string[]): Promise<Map<string, StoredEvent[]>>;
+  /**
+   * A stream's latest snapshot of a fold `model` that still matches the log, and the events
+   * after it (all of them without one): what loading a long stream needs to read.
+   */
+  readStreamFromSnapshot(streamId: string, model: string): Promise<StreamFromSnapshot>;
+  /** Keeps a folded state of a stream (a later one of the same model wins). Only a shortcut. */
+  saveStreamSnapshot(streamId: string, snapshot: StreamSnapshot): Promise<void>;
   /**
    * Every committed event with position > after, in log order, never skipping one that
    * commits late (read below pg_snapshot_xmin(pg_current_snapshot()), ordered by
@@ -77,6 +90,8 @@ export function createEventStore(pool: pg.Pool, options: GroupCommitOptions = {}
     appendToStreams: (inputs, appendOptions) => appendToStreams(inputs, appendOptions?.seals),
     readStream: (streamId) => readStream(pool, streamId),
     readStreams: (streamIds) => readStreams(pool, streamIds),
+    readStreamFromSnapshot: (streamId, model) => readStreamFromSnapshot(pool, streamId, model),
+    saveStreamSnapshot: (streamId, snapshot) => saveStreamSnapshot(pool, streamId, snapshot),
     readAll: (options) => readAll(pool, options),
     lastPosition: () => lastPosition(pool),
     lastCommittedPosition: () => lastCommittedPosition(pool),

@@ -27,6 +27,7 @@ export { readStream, readStreams } from "./read-stream.ts";
 export { listMemoryStreams, readTenantEvents, readTenantMemories } from "./read-tenant-memories.ts";
 export type { TimelineQuery } from "./read-timeline.ts";
 export { readTimeline } from "./read-timeline.ts";
+export type { StreamFromSnapshot, StreamSnapshot } from "./stream-snapshots.ts";
 
 /** The channel an append notifies on commit (payload empty): LISTEN to wake a reader. */
 export const appendNotificationChannel = "cairn_events";
