@@ -21,6 +21,7 @@ import {
   type CommandName,
   decodeStoredEvent,
   type EventMeta,
+  isCairnError,
   keyIdFor,
   type MemoryDocument,
   MemoryDocumentSchema,
@@ -226,11 +227,11 @@ export class CommandContext {
   async loadMemoryState(id: string): Promise<MemoryState> {
     const streamId = streamIdFor("memory", id);
     const { snapshot, events } = await this.store.readStreamFromSnapshot(streamId, memorySnapshotModel);
-    const from = snapshot ? stateOfSnapshot(snapshot) : initialMemoryState;
-    // A snapshot this code cannot read (made by another build with the same model) is passed over.
-    const state =
-      from === null ? foldStream(await this.store.readStream(streamId)) : foldStream(events, from);
-    if (state.exists && (from === null || events.length >= snapshotAfter)) {
+    // A snapshot that is not this memory's document at its version, or that the events after it
+    // do not follow, is passed over: the whole stream is folded, and a sound snapshot kept.
+    const folded = snapshot === null ? foldStream(events) : foldOntoSnapshot(events, snapshot, id);
+    const state = folded ?? foldStream(await this.store.readStream(streamId));
+    if (state.exists && (folded === undefined || events.length >= snapshotAfter)) {
       const kept: StreamSnapshot = {
         model: memorySnapshotModel,
         version: state.doc.version,
@@ -407,10 +408,23 @@ export class CommandContext {
 /** Loads fold from a snapshot once this many events follow it (and keep a new one). */
 const snapshotAfter = 32;
 
-/** The state a memory stream's snapshot holds, or null when its document does not parse. */
-function stateOfSnapshot(snapshot: StreamSnapshot): MemoryState | null {
+/**
+ * The events after a snapshot folded onto the state it holds, or undefined when it does not
+ * hold this memory's document at its version (or does not parse), or the events do not follow it.
+ */
+function foldOntoSnapshot(
+  events: readonly StoredEvent[],
+  snapshot: StreamSnapshot,
+  id: string,
+): MemoryState | undefined {
   const doc = MemoryDocumentSchema.safeParse(snapshot.state);
-  return doc.success ? { exists: true, doc: doc.data, position: snapshot.position } : null;
+  if (!doc.success || doc.data.id !== id || doc.data.version !== snapshot.version) return undefined;
+  try {
+    return foldStream(events, { exists: true, doc: doc.data, position: snapshot.position });
+  } catch (error) {
+    if (isCairnError(error) && error.code === "internal") return undefined;
+    throw error;
+  }
 }
 
 /**

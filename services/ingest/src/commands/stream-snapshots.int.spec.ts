@@ -121,6 +121,9 @@ describe("ingest: snapshots of long memory streams", () => {
       "position = position + 1000000",
       "model = 'memory-document-v0'",
       `state = '{"unreadable": true}'::jsonb`,
+      // Another memory's document, or this one's at another version than the snapshot names.
+      `state = jsonb_set(state, '{id}', '"00000000-0000-4000-8000-0000000000aa"')`,
+      "state = jsonb_set(state, '{version}', '7')",
       // A version the stream does not have.
       "version = 999",
     ]) {

@@ -13,6 +13,7 @@ import {
 import {
   evolveMemoryDocument,
   type MemoryEvent,
+  memoryFoldVersion,
   recordedEventType,
   revisedEventType,
 } from "@cairn/memory-model";
@@ -57,11 +58,10 @@ export function foldMemory(
 }
 
 /**
- * Names the fold above and the document it makes, for snapshots of memory streams: change it
- * whenever either changes, and snapshots made before are ignored (loads fold the whole stream,
- * and keep a new snapshot).
+ * Names the fold above (the memory model's, at its `memoryFoldVersion`) for snapshots of memory
+ * streams: snapshots of another are passed over (loads fold the whole stream, and keep a new one).
  */
-export const memorySnapshotModel = "memory-document-v1";
+export const memorySnapshotModel = `memory-document-v${memoryFoldVersion}`;
 
 const tierWords = { memory: "a memory", proposal: "a proposal", handoff: "a handoff" } as const;
 

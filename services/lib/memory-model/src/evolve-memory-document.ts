@@ -13,6 +13,13 @@ import { initialStatus, type MemoryEvent } from "./memory-events.ts";
 import { MemoryFoldError } from "./memory-fold-error.ts";
 import { memoryIdOfStream } from "./memory-stream-id.ts";
 
+/**
+ * The version of this fold and of the document it makes. Whatever keeps a folded document
+ * to fold on from later (ingest's stream snapshots) names it, so a change here must raise it:
+ * documents folded before are then folded again from the log.
+ */
+export const memoryFoldVersion = 1;
+
 function cannotApply(event: MemoryEvent, why: string): never {
   throw new MemoryFoldError(
     `${event.type} v${event.version} at position ${event.position} (${event.streamId}): ${why}`,

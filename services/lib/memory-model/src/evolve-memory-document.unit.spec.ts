@@ -1,7 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { memoryErasureEventSchemas, memoryEventSchemas, type Tier } from "@cairn/contracts";
+import {
+  MemoryDocumentSchema,
+  memoryErasureEventSchemas,
+  memoryEventSchemas,
+  type Tier,
+} from "@cairn/contracts";
 import { describe, expect, test } from "vitest";
-import { evolveMemoryDocument, foldMemoryDocument } from "./evolve-memory-document.ts";
+import { evolveMemoryDocument, foldMemoryDocument, memoryFoldVersion } from "./evolve-memory-document.ts";
 import { evolveStoredDocument } from "./evolve-stored-document.ts";
 import { type MemoryEvent, memoryEventTypes, recordedEventType } from "./memory-events.ts";
 import { isMemoryFoldError } from "./memory-fold-error.ts";
@@ -153,5 +158,72 @@ describe("evolveStoredDocument", () => {
     );
     expect(purged.content).toBe("");
     expect(purged.document.purgedAt).not.toBeNull();
+  });
+});
+
+describe("memoryFoldVersion", () => {
+  test("names the document this fold makes: a change of its fields or events must raise it", () => {
+    // Folded documents are kept by that version (ingest's stream snapshots). When this test
+    // fails, raise memoryFoldVersion and write here what the fold now makes.
+    expect({
+      version: memoryFoldVersion,
+      fields: Object.keys(MemoryDocumentSchema.shape).sort(),
+      events: [...memoryEventTypes].sort(),
+    }).toEqual({
+      version: 1,
+      fields: [
+        "agent",
+        "aliases",
+        "consolidatedFrom",
+        "content",
+        "contentHash",
+        "createdAt",
+        "entities",
+        "episode",
+        "id",
+        "invalidAt",
+        "keys",
+        "kind",
+        "level",
+        "links",
+        "project",
+        "promotedFrom",
+        "promotedTo",
+        "purgedAt",
+        "scope",
+        "sentiment",
+        "slot",
+        "source",
+        "status",
+        "supersededBy",
+        "supersedes",
+        "tags",
+        "tenant",
+        "tier",
+        "title",
+        "updatedAt",
+        "validFrom",
+        "verifiedAt",
+        "version",
+      ],
+      events: [
+        "handoff.completed",
+        "handoff.opened",
+        "handoff.updated",
+        "memory.archived",
+        "memory.deleted",
+        "memory.invalidated",
+        "memory.purged",
+        "memory.recorded",
+        "memory.restored",
+        "memory.revised",
+        "memory.superseded",
+        "memory.verified",
+        "proposal.promoted",
+        "proposal.rejected",
+        "proposal.revised",
+        "proposal.submitted",
+      ],
+    });
   });
 });

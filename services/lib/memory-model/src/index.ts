@@ -1,4 +1,4 @@
-export { evolveMemoryDocument, foldMemoryDocument } from "./evolve-memory-document.ts";
+export { evolveMemoryDocument, foldMemoryDocument, memoryFoldVersion } from "./evolve-memory-document.ts";
 export { evolveStoredDocument } from "./evolve-stored-document.ts";
 export { isLive } from "./is-live.ts";
 export { entityKeyType, inferKeyType, keyTypeOf, matchesBySimilarity } from "./key-types.ts";
