@@ -98,8 +98,6 @@ type SealableFields = {
   title?: string | undefined;
   entities?: { text: string; type: string }[] | undefined;
 };
-type SealableField = keyof SealableFields;
-const allSealableFields: ReadonlySet<SealableField> = new Set(["content", "title", "entities"]);
 
 /** Seals content, title and entity texts with the memory's seal (fields left out stay out). */
 export function sealMemoryFields<T extends SealableFields>(data: T, seal: Uint8Array, memoryId: string): T {
@@ -120,7 +118,6 @@ export function openMemoryFields<T extends SealableFields>(
   data: T,
   seal: SealState | undefined,
   memoryId: string,
-  which: ReadonlySet<SealableField> = allSealableFields,
 ): T {
   const usable = seal?.state === "active" ? seal.seal : undefined;
   const open = (value: string) => {
@@ -128,9 +125,9 @@ export function openMemoryFields<T extends SealableFields>(
     return usable ? openSealedText(usable, memoryId, value) : "";
   };
   const out: T = { ...data };
-  if (data.content !== undefined && which.has("content")) out.content = open(data.content);
-  if (data.title !== undefined && which.has("title")) out.title = open(data.title);
-  if (data.entities !== undefined && which.has("entities")) {
+  if (data.content !== undefined) out.content = open(data.content);
+  if (data.title !== undefined) out.title = open(data.title);
+  if (data.entities !== undefined) {
     out.entities = data.entities.flatMap((e) => {
       if (!isSealed(e.text)) return [e];
       return usable ? [{ ...e, text: openSealedText(usable, memoryId, e.text) }] : [];

@@ -34,6 +34,18 @@ function event(memoryId: string, type: EventType, data: unknown, position = 1): 
   });
 }
 
+/** A seal ring answering with `seals`, and the memory ids of each call it was asked. */
+function recordingSealRing(seals: [string, SealState][]) {
+  const calls: string[][] = [];
+  const sealRing = {
+    async sealsFor(ids: readonly string[]) {
+      calls.push([...ids]);
+      return new Map(seals);
+    },
+  };
+  return { calls, sealRing };
+}
+
 describe("sealed memory content", () => {
   it("seals content, title and entity texts, and opens them with the memory's key", () => {
     const id = randomUUID();
@@ -88,16 +100,10 @@ describe("sealed memory content", () => {
     const a = randomUUID();
     const b = randomUUID();
     const keyA = newSeal();
-    const calls: string[][] = [];
-    const sealRing = {
-      async sealsFor(ids: readonly string[]) {
-        calls.push([...ids]);
-        const out = new Map<string, SealState>();
-        out.set(a, { state: "active", seal: keyA });
-        out.set(b, { state: "shredded", shreddedAt: "2026-02-01T00:00:00.000Z" });
-        return out;
-      },
-    };
+    const { calls, sealRing } = recordingSealRing([
+      [a, { state: "active", seal: keyA }],
+      [b, { state: "shredded", shreddedAt: "2026-02-01T00:00:00.000Z" }],
+    ]);
     const events = [
       event(a, "memory.recorded", sealMemoryFields(body, keyA, a)),
       event(b, "memory.recorded", sealMemoryFields(body, newSeal(), b)),
@@ -116,13 +122,7 @@ describe("sealed memory content", () => {
   it("opens a folded document's text, and asks no seal for one with nothing sealed", async () => {
     const id = randomUUID();
     const seal = newSeal();
-    const calls: string[][] = [];
-    const sealRing = {
-      async sealsFor(ids: readonly string[]) {
-        calls.push([...ids]);
-        return new Map<string, SealState>([[id, { state: "active", seal }]]);
-      },
-    };
+    const { calls, sealRing } = recordingSealRing([[id, { state: "active", seal }]]);
     const doc = { id, version: 21, ...sealMemoryFields({ ...body, content: "Draft 21." }, seal, id) };
     const opened = await openFoldedDocument(doc, sealRing);
     expect(calls).toEqual([[id]]);
