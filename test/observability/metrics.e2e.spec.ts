@@ -166,7 +166,8 @@ it("after a burst of writes and queries the counters and histograms have moved",
   const run = await rest("POST", "/v1/maintenance/runs", { job: "verification", apply: true });
   expect(run.status, await run.clone().text()).toBe(200);
 
-  // Projections current: lag back to zero on every projection.
+  // Projections current: lag back to zero on every projection, and nothing left to relay (the
+  // gateway's recall records arrive up to a batch window after the reads that made them).
   const after = await waitFor(
     async () => {
       const scraped = await scrape();
@@ -174,9 +175,14 @@ it("after a burst of writes and queries the counters and histograms have moved",
         .concat(scraped.ranking, scraped.maintenance)
         .filter((s) => s.name === "cairn_projection_lag_events");
       const projections = new Set(lag.map((s) => s.labels.projection));
-      return projections.size === 5 && lag.every((s) => s.value === 0) ? scraped : false;
+      const backlog = scraped.ingest.find((s) => s.name === "cairn_relay_backlog_events")?.value;
+      return projections.size === 5 && lag.every((s) => s.value === 0) && backlog === 0 ? scraped : false;
     },
-    { timeoutMs: 30_000, intervalMs: 500, description: "five projections reporting no lag" },
+    {
+      timeoutMs: 30_000,
+      intervalMs: 500,
+      description: "five projections reporting no lag, an empty relay backlog",
+    },
   );
 
   const moved = (service: keyof Scrape, name: string, where: Record<string, string> = {}) =>
