@@ -220,28 +220,75 @@ export class CommandContext {
 
   /**
    * A memory stream's state as the log holds it (any caller; visibility is checked by the
-   * loaders). It is folded from the stream's snapshot and the events after it: a memory revised
-   * a thousand times is not read a thousand events long. A load that folded `snapshotAfter`
-   * events or more keeps its state as the new snapshot (sealed text stays sealed in it).
+   * loaders), its text opened.
    */
   async loadMemoryState(id: string): Promise<MemoryState> {
-    const streamId = streamIdFor("memory", id);
-    const { snapshot, events } = await this.store.readStreamFromSnapshot(streamId, memorySnapshotModel);
-    // A snapshot that is not this memory's document at its version, or that the events after it
-    // do not follow, is passed over: the whole stream is folded, and a sound snapshot kept.
-    const folded = snapshot === null ? foldStream(events) : foldOntoSnapshot(events, snapshot, id);
-    const state = folded ?? foldStream(await this.store.readStream(streamId));
-    if (state.exists && (folded === undefined || events.length >= snapshotAfter)) {
-      const kept: StreamSnapshot = {
-        model: memorySnapshotModel,
-        version: state.doc.version,
-        position: state.position,
-        state: state.doc,
-      };
-      // Only a shortcut: one not kept now is kept by a later load.
-      await this.store.saveStreamSnapshot(streamId, kept).catch(() => undefined);
+    const states = await this.foldMemoryStates([id]);
+    return this.#open(states.get(id) ?? initialMemoryState);
+  }
+
+  /**
+   * Memory streams' states as the log holds them, by memory id (any caller), their text still
+   * sealed: what a decision that reads no text (who may see a memory) needs. Each is folded
+   * from its stream's snapshot and the events after it, so a memory revised a thousand times
+   * is not read a thousand events long; all of them in one query. A stream that folded
+   * `snapshotAfter` events or more keeps its state as its new snapshot (sealed, as in the log).
+   */
+  async foldMemoryStates(ids: readonly string[]): Promise<Map<string, MemoryState>> {
+    const unique = [...new Set(ids)];
+    const streamIds = unique.map((id) => streamIdFor("memory", id));
+    // One stream (a command's load) by the single-stream query, several in one query.
+    const read =
+      streamIds.length === 1
+        ? new Map([
+            [
+              streamIds[0] as string,
+              await this.store.readStreamFromSnapshot(streamIds[0] as string, memorySnapshotModel),
+            ],
+          ])
+        : await this.store.readStreamsFromSnapshots(streamIds, memorySnapshotModel);
+    const out = new Map<string, MemoryState>();
+    const passedOver: string[] = [];
+    const toKeep: [string, StreamSnapshot][] = [];
+    const keep = (id: string, state: MemoryState) => {
+      if (state.exists)
+        toKeep.push([
+          id,
+          {
+            model: memorySnapshotModel,
+            version: state.doc.version,
+            position: state.position,
+            state: state.doc,
+          },
+        ]);
+    };
+    for (const id of unique) {
+      const { snapshot, events } = read.get(streamIdFor("memory", id)) ?? { snapshot: null, events: [] };
+      // A snapshot that is not this memory's document at its version, or that the events after
+      // it do not follow, is passed over: the whole stream is folded, and a sound snapshot kept.
+      const folded = snapshot === null ? foldStream(events) : foldOntoSnapshot(events, snapshot, id);
+      if (folded === undefined) {
+        passedOver.push(id);
+        continue;
+      }
+      out.set(id, folded);
+      if (events.length >= snapshotAfter) keep(id, folded);
     }
-    return this.#open(state);
+    if (passedOver.length > 0) {
+      const whole = await this.store.readStreams(passedOver.map((id) => streamIdFor("memory", id)));
+      for (const id of passedOver) {
+        const state = foldStream(whole.get(streamIdFor("memory", id)) ?? []);
+        out.set(id, state);
+        keep(id, state);
+      }
+    }
+    // Only a shortcut: one not kept now is kept by a later load.
+    await Promise.all(
+      toKeep.map(([id, kept]) =>
+        this.store.saveStreamSnapshot(streamIdFor("memory", id), kept).catch(() => undefined),
+      ),
+    );
+    return out;
   }
 
   /** The state with the text its document keeps opened (as it is when this ingest has no seal store). */

@@ -17,7 +17,7 @@ import { decideKey, evolveKey, initialKeyState, type KeyState } from "../domain/
 import { bodyWithChanges } from "../domain/memory-body.ts";
 import { decideMemory } from "../domain/memory-stream.ts";
 import { decideTenantSettings, evolveTenant, initialTenantState } from "../domain/tenant-stream.ts";
-import { type CommandContext, foldStream } from "./command-context.ts";
+import type { CommandContext } from "./command-context.ts";
 import { idOfStream } from "./command-ids.ts";
 import {
   createInTier,
@@ -99,10 +99,11 @@ function recalledData(
 async function recordRecalls(ctx: CommandContext, command: IngestCommand<"recalls.record">) {
   const recalls = [command, ...command.more];
   const ids = [...new Set(recalls.flatMap((r) => r.memoryIds))];
-  const streams = await ctx.store.readStreams(ids.map((id) => streamIdFor("memory", id)));
+  // Who may see a memory reads no text: the states stay sealed.
+  const states = await ctx.foldMemoryStates(ids);
   const missing = ids.filter((id) => {
-    const state = foldStream(streams.get(streamIdFor("memory", id)) ?? []);
-    return !state.exists || !canSee(state.doc, ctx.principal);
+    const state = states.get(id);
+    return !state?.exists || !canSee(state.doc, ctx.principal);
   });
   if (missing.length > 0) {
     throw new CairnError("not_found", `${missing.length} of the recalled memories are not visible to you`, {

@@ -4,17 +4,30 @@ import { type MemoryDocument, streamIdFor, type WriteResult } from "@cairn/contr
 import { createMemorySealStore } from "@cairn/event-store";
 import { describe, expect } from "vitest";
 import { memorySnapshotModel } from "../domain/memory-stream.ts";
-import { admin, alice, documentOf, type IngestUnderTest, ingestTest } from "../testing/ingest-under-test.ts";
+import {
+  admin,
+  alice,
+  bob,
+  documentOf,
+  type IngestUnderTest,
+  ingestTest,
+} from "../testing/ingest-under-test.ts";
 import { CommandContext } from "./command-context.ts";
 
 const test = ingestTest;
 
 /** A memory revised `times` times (its title once, half way), and its last answer. */
-async function revised(ingest: IngestUnderTest, slot: string, times: number): Promise<WriteResult> {
+async function revised(
+  ingest: IngestUnderTest,
+  slot: string,
+  times: number,
+  scope: "team" | "agent" = "team",
+): Promise<WriteResult> {
   let last = await ingest.send("memory.create", {
     principal: alice,
     memory: {
       slot,
+      scope,
       content: "Draft 1 of the release checklist, kept by Greta Lindqvist.",
       tags: ["release"],
     },
@@ -158,5 +171,38 @@ describe("ingest: snapshots of long memory streams", () => {
     expect(doc).toMatchObject({ status: "deleted", content: "", title: "", entities: [] });
     expect(doc.purgedAt).toEqual(expect.any(String));
     expect(doc).toEqual(await documentOf(ingest, last.id));
+  });
+
+  test("a recall record reads its memories from their snapshots, and who may see them is as the log says", async ({
+    ingest,
+  }) => {
+    const shared = await revised(ingest, "shared-runbook", 70);
+    const own = await revised(ingest, "own-notes", 40, "agent");
+    const short = await ingest.send("memory.create", {
+      principal: alice,
+      memory: { slot: "short-note", content: "Lunch is at noon on Fridays." },
+    });
+    // Without snapshots, the recall record folds the whole streams and keeps snapshots at
+    // their last versions: it reads memories the way every other load does.
+    await ingest.pool.query("delete from cairn_stream_snapshots");
+    const recall = await ingest.send("recalls.record", {
+      principal: alice,
+      memoryIds: [shared.id, own.id, short.id],
+      query: "release checklist",
+    });
+    expect(recall.version).toBe(1);
+    expect(await snapshotRow(ingest, shared.id)).toMatchObject({ version: 71 });
+    expect(await snapshotRow(ingest, own.id)).toMatchObject({ version: 41 });
+    // A short stream keeps none: loading it whole is as cheap as a snapshot.
+    expect(await snapshotRow(ingest, short.id)).toBeUndefined();
+
+    // From the snapshots now: bob sees the team's memories, not alice's own.
+    const refused = ingest.send("recalls.record", {
+      principal: bob,
+      memoryIds: [shared.id, own.id, short.id],
+    });
+    await expect(refused).rejects.toMatchObject({ code: "not_found", details: { ids: [own.id] } });
+    const seen = await ingest.send("recalls.record", { principal: bob, memoryIds: [shared.id, short.id] });
+    expect(seen.version).toBe(1);
   });
 });

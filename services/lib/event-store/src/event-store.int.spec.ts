@@ -473,6 +473,74 @@ describe("event store", () => {
     }
   });
 
+  infraTest(
+    "reads several streams from their snapshots in one call: each snapshot the log backs, and the events after it",
+    async ({ databaseUrl }) => {
+      const { pool, store } = await setUp(databaseUrl);
+      try {
+        const append = (streamId: string, count: number) =>
+          store.appendToStream({
+            streamId,
+            streamType: "memory",
+            expectedVersion: "no_stream",
+            events: Array.from({ length: count }, (_, i) => archived(`${streamId} ${i + 1}`)),
+            meta,
+          });
+        const long = await append("memory-long", 5);
+        await append("memory-plain", 2);
+        const moved = await append("memory-moved", 3);
+        const other = await append("memory-other-model", 2);
+        const model = "test-fold-v1";
+        await store.saveStreamSnapshot("memory-long", {
+          model,
+          version: 3,
+          position: long.positions[2] as number,
+          state: { upTo: 3 },
+        });
+        // Named at a position where the log has another event: not backed, not returned.
+        await store.saveStreamSnapshot("memory-moved", {
+          model,
+          version: 2,
+          position: (moved.positions[1] as number) + 1000,
+          state: { upTo: 2 },
+        });
+        await store.saveStreamSnapshot("memory-other-model", {
+          model: "test-fold-v0",
+          version: 1,
+          position: other.positions[0] as number,
+          state: { upTo: 1 },
+        });
+
+        const ids = ["memory-long", "memory-plain", "memory-moved", "memory-other-model", "memory-absent"];
+        const read = await store.readStreamsFromSnapshots(ids, model);
+        expect([...read.keys()]).toEqual(ids);
+        const reasons = (id: string) =>
+          read.get(id)?.events.map((e) => (e.data as { reason: string }).reason);
+        expect(read.get("memory-long")?.snapshot).toEqual({
+          model,
+          version: 3,
+          position: long.positions[2],
+          state: { upTo: 3 },
+        });
+        expect(reasons("memory-long")).toEqual(["memory-long 4", "memory-long 5"]);
+        for (const [id, count] of [
+          ["memory-plain", 2],
+          ["memory-moved", 3],
+          ["memory-other-model", 2],
+        ] as const) {
+          expect(read.get(id)?.snapshot, id).toBeNull();
+          expect(reasons(id), id).toEqual(Array.from({ length: count }, (_, i) => `${id} ${i + 1}`));
+        }
+        expect(read.get("memory-absent")).toEqual({ snapshot: null, events: [] });
+        // One stream alone reads the same.
+        expect(await store.readStreamFromSnapshot("memory-long", model)).toEqual(read.get("memory-long"));
+        expect(await store.readStreamsFromSnapshots([], model)).toEqual(new Map());
+      } finally {
+        await pool.end();
+      }
+    },
+  );
+
   infraTest("checkpoints only move forward", async ({ databaseUrl }) => {
     const { pool } = await setUp(databaseUrl);
     try {

@@ -16,6 +16,7 @@ import { readStream, readStreams } from "./read-stream.ts";
 import { listMemoryStreams, readTenantEvents, readTenantMemories } from "./read-tenant-memories.ts";
 import {
   readStreamFromSnapshot,
+  readStreamsFromSnapshots,
   type StreamFromSnapshot,
   type StreamSnapshot,
   saveStreamSnapshot,
@@ -50,6 +51,11 @@ export interface EventStore {
    * after it (all of them without one): what loading a long stream needs to read.
    */
   readStreamFromSnapshot(streamId: string, model: string): Promise<StreamFromSnapshot>;
+  /** The same for several streams in one query, by stream id. */
+  readStreamsFromSnapshots(
+    streamIds: readonly string[],
+    model: string,
+  ): Promise<Map<string, StreamFromSnapshot>>;
   /** Keeps a folded state of a stream (a later one of the same model wins). Only a shortcut. */
   saveStreamSnapshot(streamId: string, snapshot: StreamSnapshot): Promise<void>;
   /**
@@ -91,6 +97,7 @@ export function createEventStore(pool: pg.Pool, options: GroupCommitOptions = {}
     readStream: (streamId) => readStream(pool, streamId),
     readStreams: (streamIds) => readStreams(pool, streamIds),
     readStreamFromSnapshot: (streamId, model) => readStreamFromSnapshot(pool, streamId, model),
+    readStreamsFromSnapshots: (streamIds, model) => readStreamsFromSnapshots(pool, streamIds, model),
     saveStreamSnapshot: (streamId, snapshot) => saveStreamSnapshot(pool, streamId, snapshot),
     readAll: (options) => readAll(pool, options),
     lastPosition: () => lastPosition(pool),
