@@ -16,6 +16,17 @@ function range(field: string, from: string | undefined, to: string | undefined):
 }
 
 /**
+ * "Not expired" as the expired memories left out: every memory has an `invalid_at` (one that
+ * never expires, the year 9999), and RediSearch walks the matches of a range to intersect it,
+ * so the range over the few expired memories costs next to nothing where the range over the
+ * unexpired walked nearly every memory of every tenant (at 100,000 memories about 0.7 of a
+ * 2.1 ms match).
+ */
+function notExpired(now: number): string {
+  return `-@invalid_at:[-inf ${Math.min(now, neverExpires - 1)}]`;
+}
+
+/**
  * Visibility and filters as RediSearch clauses (intersected with the text part); `null` when
  * the filters can match nothing (a tag or project of only separators).
  */
@@ -36,7 +47,7 @@ export function lexicalFilterClauses(
     filters.agent !== undefined ? `@agent:{${identityTag(filters.agent)}}` : null,
     range("created", filters.createdFrom, filters.createdTo),
     range("updated", filters.updatedFrom, filters.updatedTo),
-    filters.includeExpired ? null : `@invalid_at:[(${Math.min(now, neverExpires - 1)} +inf]`,
+    filters.includeExpired ? null : notExpired(now),
   ];
   const emptyValue =
     (filters.tags ?? []).some((t) => normalizeTag(t) === "") ||

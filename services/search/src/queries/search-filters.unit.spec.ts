@@ -12,7 +12,7 @@ describe("search filters", () => {
       "(((@tenant:{61636d65}) ((@scope:{team})|(@agent:{616c696365})))|(@scope:{global}))",
       "@tier:{memory}",
       "@status:{active}",
-      `@invalid_at:[(${now} +inf]`,
+      `-@invalid_at:[-inf ${now}]`,
     ]);
     const sql = vectorFilter(alice, filters, now);
     expect(sql.sql).toBe(

@@ -16,7 +16,7 @@ import { normalizeTag } from "./query-syntax.ts";
  */
 export const lexicalAnalysisVersion = "terms-v1";
 
-/** `invalid_at` of a memory that never expires (9999-12-31), so "not expired" is one range. */
+/** `invalid_at` of a memory that never expires (9999-12-31): every memory has one, so "expired" is one range. */
 export const neverExpires = 253_402_300_799_000;
 
 /** The one text field (BM25 over the analysed terms) and exact tag / numeric filter fields. */
