@@ -112,7 +112,7 @@ export function rerankCandidates(input: RerankInput): RankedResult[] {
       relevance,
       intent,
       score: product(factors),
-      terms: new Set(documentTerms[i]),
+      terms: documentTerms[i] ?? [],
     };
   });
   // The relevance floor's second step: a candidate search marked below it stays only when it

@@ -1,8 +1,9 @@
 import type { Candidate, MemoryDocument } from "@cairn/contracts";
 import { defaultRankingWeights, noMemorySignals } from "@cairn/contracts";
 import { memoryDocument } from "@cairn/memory-model/testing";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { scoringTerms } from "../text/analyze-text.ts";
+import { jaccard, scoringTerms } from "../text/analyze-text.ts";
 import { diversify, diversityFactor } from "./diversify.ts";
 import { relevanceOf } from "./relevance.ts";
 import { type RerankInput, rerankCandidates } from "./rerank-candidates.ts";
@@ -211,11 +212,49 @@ describe("relevance", () => {
 describe("diversify", () => {
   it("leaves dissimilar items in score order", () => {
     const items = [
-      { score: 3, terms: new Set(["a"]) },
-      { score: 2, terms: new Set(["b"]) },
-      { score: 1, terms: new Set(["c"]) },
+      { score: 3, terms: ["a"] },
+      { score: 2, terms: ["b"] },
+      { score: 1, terms: ["c"] },
     ];
     expect(diversify(items, 3).map((c) => c.index)).toEqual([0, 1, 2]);
+  });
+  it("chooses as comparing every candidate with every chosen one does", () => {
+    // The plain greedy MMR: each round, every remaining candidate against every chosen one.
+    const everyPair = (items: { score: number; terms: string[] }[], k: number) => {
+      const sets = items.map((item) => new Set(item.terms));
+      const remaining = new Set(items.map((_, i) => i));
+      const chosen: { index: number; diversity: number }[] = [];
+      const maxSim = items.map(() => 0);
+      while (chosen.length < k && remaining.size > 0) {
+        let best: { index: number; value: number; diversity: number } | undefined;
+        for (const i of remaining) {
+          const diversity = diversityFactor(maxSim[i] ?? 0);
+          const value = (items[i]?.score ?? 0) * diversity;
+          if (!best || value > best.value || (value === best.value && i < best.index))
+            best = { index: i, value, diversity };
+        }
+        if (!best) break;
+        remaining.delete(best.index);
+        chosen.push({ index: best.index, diversity: best.diversity });
+        for (const i of remaining)
+          maxSim[i] = Math.max(
+            maxSim[i] ?? 0,
+            jaccard(sets[best.index] as Set<string>, sets[i] as Set<string>),
+          );
+      }
+      return chosen;
+    };
+    // Few distinct terms and scores, so near-duplicates, ties and negative scores are common.
+    const item = fc.record({
+      score: fc.oneof(fc.constantFrom(0, 1, 0.5, -0.5), fc.double({ min: -2, max: 2, noNaN: true })),
+      terms: fc.array(fc.constantFrom("a", "b", "c", "d", "e"), { maxLength: 5 }),
+    });
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 30 }), fc.integer({ min: 1, max: 12 }), (items, k) => {
+        expect(diversify(items, k)).toEqual(everyPair(items, k));
+      }),
+      { numRuns: 2000 },
+    );
   });
   it("penalises only above the similarity threshold", () => {
     expect(diversityFactor(0.3)).toBe(1);
