@@ -62,8 +62,21 @@ export function intentWeightOf(weights: RankingWeights): number {
  * Normalised heat of a memory from the normalised heat (0..1) of its terms: the mean of its
  * `top` hottest terms, so one hot word in a long memory counts less than several.
  */
-export function termHeat(values: number[], top = 3): number {
+export function termHeat(values: readonly number[], top = 3): number {
   if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => b - a).slice(0, top);
-  return sorted.reduce((a, b) => a + b, 0) / top;
+  // The `top` highest in one pass (a memory has up to 64 terms, a rerank a hundred memories),
+  // highest first, summed in that order.
+  const highest: number[] = [];
+  for (const v of values) {
+    if (highest.length === top && !(v > (highest[top - 1] as number))) continue;
+    let i = Math.min(highest.length, top - 1);
+    while (i > 0 && v > (highest[i - 1] as number)) {
+      highest[i] = highest[i - 1] as number;
+      i -= 1;
+    }
+    highest[i] = v;
+  }
+  let sum = 0;
+  for (const v of highest) sum += v;
+  return sum / top;
 }

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { boostFactor, decayFactor, feedbackFactor, sentimentFactor, termHeat } from "./ranking-factors.ts";
 
@@ -53,5 +54,24 @@ describe("termHeat", () => {
     expect(termHeat([])).toBe(0);
     expect(termHeat([1, 1, 1, 0])).toBe(1);
     expect(termHeat([1])).toBeCloseTo(1 / 3);
+  });
+  it("is the mean of the highest values whatever their order", () => {
+    const mean = (values: number[], top: number) =>
+      [...values]
+        .sort((a, b) => b - a)
+        .slice(0, top)
+        .reduce((a, b) => a + b, 0) / top;
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom(0, 0.5, 1), fc.double({ min: 0, max: 1, noNaN: true })), {
+          maxLength: 70,
+        }),
+        fc.integer({ min: 1, max: 5 }),
+        (values, top) => {
+          expect(termHeat(values, top)).toBe(values.length === 0 ? 0 : mean(values, top));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
