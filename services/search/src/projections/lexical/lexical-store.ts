@@ -235,8 +235,14 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
   /**
    * The terms of documents this store read, as the index holds them (what they added to the
    * statistics), so a change takes back exactly that without analysing the old text again.
+   * Kept as stored and split only when a change needs them (a query's documents never do).
    */
-  const storedTerms = new WeakMap<MemoryDocument, readonly string[]>();
+  const storedTerms = new WeakMap<MemoryDocument, string>();
+  const storedTermsOf = (doc: MemoryDocument): readonly string[] | undefined => {
+    const terms = storedTerms.get(doc);
+    if (terms === undefined) return undefined;
+    return terms === "" ? [] : terms.split(" ");
+  };
 
   /** A document as Redis commands: FT.ADD on 1.x; on 2.x a fresh hash the index follows. */
   function documentCommands(g: number, doc: MemoryDocument, terms: readonly string[]): RedisCommand[] {
@@ -310,7 +316,7 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
         const doc = parseDocument(json);
         if (!doc) return;
         out.set(ids[i] as string, doc);
-        if (typeof terms === "string") storedTerms.set(doc, terms === "" ? [] : terms.split(" "));
+        if (typeof terms === "string") storedTerms.set(doc, terms);
       });
       return out;
     },
@@ -328,9 +334,9 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       // Each document is analysed once: for its index entry and for the statistics.
       const analysed = new Map<MemoryDocument, readonly string[]>();
       const termsOf = (doc: MemoryDocument): readonly string[] => {
-        let terms = analysed.get(doc) ?? storedTerms.get(doc);
+        let terms = analysed.get(doc);
         if (terms === undefined) {
-          terms = documentTerms(doc);
+          terms = storedTermsOf(doc) ?? documentTerms(doc);
           analysed.set(doc, terms);
         }
         return terms;
