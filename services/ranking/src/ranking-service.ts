@@ -133,13 +133,7 @@ export function createRankingService(
           async (r) => handleExpand(await withTenantView(ctx, r), r),
           served,
         ),
-        serveReportingOutages(
-          nc,
-          rankingRpcs.rerank,
-          readModels,
-          async (r) => handleRerank(await withTenantView(ctx, r), r),
-          served,
-        ),
+        serveReportingOutages(nc, rankingRpcs.rerank, readModels, (r) => handleRerank(ctx, r), served),
         serveReportingOutages(
           nc,
           rankingRpcs.signals,

@@ -2,6 +2,7 @@ import { CairnError, type TenantSettings } from "@cairn/contracts";
 import type { ProjectionRuntime } from "@cairn/projection-runtime";
 import type { Redis } from "ioredis";
 import type { RankingEnv } from "../env.ts";
+import { type MemoryCard, parseCards } from "../projections/memory-card/memory-card.ts";
 import type { DepthSettings } from "../projections/signals/signal-math.ts";
 import { parseTenantSettings } from "../projections/signals/signals-projection.ts";
 import { keysLayout, type ReadLayout, type rankingBases, signalsLayout } from "../store/redis-layout.ts";
@@ -66,14 +67,18 @@ export type RequestContext = RankingContext & { layout: ReadLayout; position: nu
 export type TenantView = { settings: TenantSettings; live: number };
 
 /**
- * KEYS: the active pointers of signals and keys. ARGV: the signals' base key, the tenant.
- * Answers both generations and the tenant's settings and live count in the signals one.
+ * KEYS: the active pointers of signals and keys. ARGV: the signals' base key, then paths inside
+ * a signals generation (the layout's, for the tenant): its settings, its live count, then the
+ * cards asked for. Answers both generations, then what each path holds in the serving signals
+ * generation.
  */
 const tenantViewScript = `
 local s = redis.call('GET', KEYS[1]) or '0'
 local k = redis.call('GET', KEYS[2]) or '0'
-local t = ARGV[1] .. 'g' .. s .. ':' .. ARGV[2] .. ':'
-return {s, k, redis.call('GET', t .. 'settings'), redis.call('GET', t .. 'live')}
+local g = ARGV[1] .. 'g' .. s .. ':'
+local out = {s, k}
+for i = 2, #ARGV do out[#out + 1] = redis.call('GET', g .. ARGV[i]) end
+return out
 `;
 
 /**
@@ -93,22 +98,41 @@ export async function withTenantView(
   ctx: RankingContext,
   request: { afterPosition?: number | undefined; principal: { tenant: string } },
 ): Promise<RequestContext & { tenant: TenantView }> {
+  return (await withTenantCards(ctx, request, [])).context;
+}
+
+/**
+ * `withTenantView` and the cards of these memories in the serving generation, all in one round
+ * trip (re-ranking reads its candidates' cards before anything else).
+ */
+export async function withTenantCards(
+  ctx: RankingContext,
+  request: { afterPosition?: number | undefined; principal: { tenant: string } },
+  ids: readonly string[],
+): Promise<{ context: RequestContext & { tenant: TenantView }; cards: Map<string, MemoryCard> }> {
   const position = await waitForPosition(ctx, request.afterPosition);
-  const [signals, keys, settings, live] = (await ctx.redis.eval(
+  // The paths inside a generation, as the layout names them (an empty generation prefix).
+  const inside = signalsLayout("")(request.principal.tenant);
+  const [signals, keys, settings, live, ...cards] = (await ctx.redis.eval(
     tenantViewScript,
     2,
     `${ctx.bases.signals}active`,
     `${ctx.bases.keys}active`,
     ctx.bases.signals,
-    request.principal.tenant,
+    inside.settings,
+    inside.liveCount,
+    ...ids.map(inside.card),
   )) as (string | null)[];
   return {
-    ...ctx,
-    position,
-    layout: {
-      signals: signalsLayout(`${ctx.bases.signals}g${signals ?? 0}:`),
-      keys: keysLayout(`${ctx.bases.keys}g${keys ?? 0}:`),
+    context: {
+      ...ctx,
+      position,
+      layout: {
+        signals: signalsLayout(`${ctx.bases.signals}g${signals ?? 0}:`),
+        keys: keysLayout(`${ctx.bases.keys}g${keys ?? 0}:`),
+      },
+      tenant: { settings: parseTenantSettings(settings ?? null), live: Number(live ?? 0) },
     },
-    tenant: { settings: parseTenantSettings(settings ?? null), live: Number(live ?? 0) },
+    cards: parseCards(ids, cards),
   };
 }

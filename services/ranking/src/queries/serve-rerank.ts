@@ -2,28 +2,39 @@ import { defaultRankingWeights, type RerankReply, type RerankRequestSchema } fro
 import { getTracer, recallStageHistogram, startSpan } from "@cairn/telemetry";
 import type { z } from "zod";
 import { skipReason } from "../expansion/skip-rules.ts";
-import { isVisibleTo, readCards } from "../projections/memory-card/memory-card.ts";
+import { isVisibleTo, type MemoryCard } from "../projections/memory-card/memory-card.ts";
 import { intentOfCandidates } from "../query-understanding/intent-of-candidates.ts";
 import { rerankCandidates } from "../rerank/rerank-candidates.ts";
 import { loadSignals } from "./load-signals.ts";
-import type { RequestContext, TenantView } from "./ranking-context.ts";
+import {
+  type RankingContext,
+  type RequestContext,
+  type TenantView,
+  withTenantCards,
+} from "./ranking-context.ts";
 
 const tracer = getTracer("@cairn/ranking");
 // The recall stages share one histogram: search records lexical, vector and fusion, ranking
 // records rerank.
 const stageDuration = recallStageHistogram();
 
-/** `cairn.ranking.rerank`, in a `rerank` span with the candidate and result counts. */
-export function handleRerank(
-  ctx: RequestContext & { tenant: TenantView },
-  request: z.infer<typeof RerankRequestSchema>,
-) {
+/**
+ * `cairn.ranking.rerank`, in a `rerank` span with the candidate and result counts. The tenant's
+ * view and the candidates' cards are read together, once the read models have reached the
+ * position asked for.
+ */
+export function handleRerank(ctx: RankingContext, request: z.infer<typeof RerankRequestSchema>) {
   const started = performance.now();
   return startSpan(
     tracer,
     "rerank",
     async (span) => {
-      const reply = await rerank(ctx, request);
+      const { context, cards } = await withTenantCards(
+        ctx,
+        request,
+        request.candidates.map((c) => c.id),
+      );
+      const reply = await rerank(context, cards, request);
       span.setAttribute("cairn.results.count", reply.results.length);
       if (reply.skip) span.setAttribute("cairn.skip", reply.skip.reason);
       stageDuration.record((performance.now() - started) / 1000, { stage: "rerank" });
@@ -42,6 +53,7 @@ export function handleRerank(
 
 async function rerank(
   ctx: RequestContext & { tenant: TenantView },
+  cards: Map<string, MemoryCard>,
   request: z.infer<typeof RerankRequestSchema>,
 ): Promise<RerankReply> {
   const { position } = ctx;
@@ -51,14 +63,9 @@ async function rerank(
   // The same rule as `expand`, so a caller that skipped the expansion still gets nothing.
   const skip = skipReason(request.query, settings, now);
   if (skip) return { results: [], skip, position };
-  // The memories' terms, age and sentiment come from ranking's own cards: nothing is analysed
-  // per query and no document travels.
-  const paths = ctx.layout.signals(tenant);
-  const cards = await readCards(
-    ctx.redis,
-    paths.card,
-    request.candidates.map((c) => c.id),
-  );
+  // The memories' terms, age and sentiment come from ranking's own cards (read with the
+  // tenant's view): nothing is analysed per query and no document travels.
+  //
   // A memory ranking knows the caller may not see is no candidate of its (the memory model's
   // rule, as `signals` applies it): its score and signals are never answered. One ranking has
   // no card of yet is judged by its caller's finding it.

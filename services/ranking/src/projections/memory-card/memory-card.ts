@@ -57,9 +57,16 @@ export async function readCards(
   keyOf: (id: string) => string,
   ids: readonly string[],
 ): Promise<Map<string, MemoryCard>> {
+  if (ids.length === 0) return new Map();
+  return parseCards(ids, await redis.mget(...ids.map(keyOf)));
+}
+
+/** Cards as stored, read for `ids` in their order, by memory id (absent ones left out). */
+export function parseCards(
+  ids: readonly string[],
+  raws: readonly (string | null)[],
+): Map<string, MemoryCard> {
   const out = new Map<string, MemoryCard>();
-  if (ids.length === 0) return out;
-  const raws = await redis.mget(...ids.map(keyOf));
   ids.forEach((id, i) => {
     const raw = raws[i];
     if (raw) out.set(id, JSON.parse(raw) as MemoryCard);
