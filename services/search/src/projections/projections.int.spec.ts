@@ -224,6 +224,26 @@ describe("projections", () => {
     expect(cluster.candidates.map((c) => c.id)).toEqual([other.id]);
   });
 
+  test("a synonym's term is scored with the tenant's statistics, as the term asked directly is", async ({
+    search,
+  }) => {
+    const first = await search.log.record({ content: "Kubernetes upgrades happen on Tuesdays." });
+    await search.log.record({ content: "Kubernetes nodes drain before each upgrade." });
+    await search.log.record({ content: "The release train leaves on Thursdays." });
+    await search.log.setSynonyms("acme", [["k8s", "kubernetes"]]);
+    await search.settle();
+    const scoreOf = async (query: string) => {
+      const reply = await search.candidates({ principal: alice, query, mode: "lexical" });
+      return reply.candidates.find((c) => c.id === first.id)?.lexical?.score;
+    };
+    const direct = await scoreOf("kubernetes");
+    const viaSynonym = await scoreOf("k8s");
+    // An expansion term counts half of a word of the query, with the same idf (two of the
+    // tenant's memories hold it, not one).
+    expect(direct).toBeGreaterThan(0);
+    expect(viaSynonym).toBeCloseTo((direct as number) * 0.5, 10);
+  });
+
   test("key and activity events move the checkpoints and change no document", async ({ search, inspect }) => {
     const { id } = await search.log.record({ content: "Feedback target." });
     await search.settle();

@@ -136,13 +136,14 @@ function fuse(
 
 /**
  * The tenant's view of the lexical read model (serving generation, synonyms, retrieval
- * settings), read once per request and again only when a rebuild dropped the generation read.
+ * settings, and the statistics of the query's own terms), read once per request and again only
+ * when a rebuild dropped the generation read.
  */
 type TenantViews = { current(): Promise<TenantView>; refresh(): Promise<TenantView> };
 
-function tenantViews(models: ReadModels, tenant: string): TenantViews {
+function tenantViews(models: ReadModels, tenant: string, terms: readonly string[]): TenantViews {
   const read = () => {
-    const view = models.lexical.tenantView(tenant);
+    const view = models.lexical.tenantView(tenant, terms);
     // Read now, awaited by whichever stage needs it first; a failure is that stage's.
     view.catch(() => undefined);
     return view;
@@ -188,12 +189,14 @@ async function lexicalOnce(
   const text = lexicalText(request.query, request.expansions, view.synonyms);
   const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
   if (text.clause === null || filters === null) return none(text.synonymsApplied);
-  // The statistics first: they say which terms are too common to match on.
-  const stats = await models.lexical.statistics(
-    g,
-    tenant,
-    text.weighted.map((w) => w.term),
-  );
+  // The statistics first: they say which terms are too common to match on. The view holds
+  // those of the query's own terms; a synonym's are read now.
+  const terms = text.weighted.map((w) => w.term);
+  const known = view.statistics;
+  const stats =
+    known && terms.every((t) => known.documentFrequency.has(t))
+      ? known
+      : await models.lexical.statistics(g, tenant, terms);
   const depth = Math.max(limit, models.lexicalPool);
   const rarer = rarerClause(text, stats, models.commonTermShare);
   let pool = await models.lexical.match(g, rarer ?? text.clause, filters, depth);
@@ -397,7 +400,11 @@ export async function rankCandidates(models: ReadModels, asked: ParsedCandidates
   );
   const positions = Object.fromEntries(Object.entries(waited).filter(([n]) => !down.has(n as RetrieverName)));
   const k = request.candidateK;
-  const views = tenantViews(models, request.principal.tenant);
+  // The statistics of the query's terms and expansions are read with the view (a listing has none).
+  const ownTerms = isListing(request)
+    ? []
+    : lexicalText(request.query, request.expansions, []).weighted.map((w) => w.term);
+  const views = tenantViews(models, request.principal.tenant, needs.includes("lexical") ? ownTerms : []);
   const retrieval = await retrievalOf(views);
   const relevance = (vectorWeight: number): Relevance => ({
     vectorWeight,

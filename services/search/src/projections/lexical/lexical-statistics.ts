@@ -74,7 +74,19 @@ export async function readStatistics(
   key: string,
   terms: readonly string[],
 ): Promise<TenantStatistics> {
-  const values = await redis.hmget(key, "n", "len", ...terms.map(termField));
+  return parseStatistics(terms, await redis.hmget(key, ...statisticsFields(terms)));
+}
+
+/** The fields of a tenant's statistics hash that hold these terms' statistics. */
+export function statisticsFields(terms: readonly string[]): string[] {
+  return ["n", "len", ...terms.map(termField)];
+}
+
+/** The statistics of `terms` from the values of their `statisticsFields`, in that order. */
+export function parseStatistics(
+  terms: readonly string[],
+  values: readonly (string | null | undefined)[],
+): TenantStatistics {
   const documents = Number(values[0] ?? 0);
   const length = Number(values[1] ?? 0);
   return {

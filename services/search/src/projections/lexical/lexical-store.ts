@@ -29,7 +29,13 @@ import {
   lexicalSchema,
   placeOfFields,
 } from "./lexical-index.ts";
-import { readStatistics, statisticsCommands, type TenantStatistics } from "./lexical-statistics.ts";
+import {
+  parseStatistics,
+  readStatistics,
+  statisticsCommands,
+  statisticsFields,
+  type TenantStatistics,
+} from "./lexical-statistics.ts";
 import {
   bm25Scorer,
   createIndexCommand,
@@ -48,14 +54,23 @@ export type LexicalWrite =
 export type LexicalMatch = { id: string; score: number; terms: string[]; place: EpisodePlace | null };
 
 /** What a query of a tenant reads first: the serving generation and the tenant's settings in it. */
-export type TenantView = { generation: number | null; synonyms: string[][]; retrieval: RetrievalSettings };
+export type TenantView = {
+  generation: number | null;
+  synonyms: string[][];
+  retrieval: RetrievalSettings;
+  /** The statistics of the terms asked for with the view, in the same generation. */
+  statistics?: TenantStatistics;
+};
 
 export type LexicalStore = {
   readonly module: RediSearchModule;
   readonly generations: RedisGenerations;
   activeGeneration(): Promise<number | null>;
-  /** The serving generation with the tenant's synonyms and retrieval settings, in one round trip. */
-  tenantView(tenant: string): Promise<TenantView>;
+  /**
+   * The serving generation with the tenant's synonyms and retrieval settings, and the
+   * statistics of `terms` there (a query's own terms), in one round trip.
+   */
+  tenantView(tenant: string, terms?: readonly string[]): Promise<TenantView>;
   checkpoint(generation: number): Promise<number>;
   loadDocuments(generation: number, ids: readonly string[]): Promise<Map<string, MemoryDocument>>;
   loadDocument(generation: number, id: string): Promise<MemoryDocument | null>;
@@ -114,14 +129,18 @@ export type LexicalStore = {
 export type LexicalStoreOptions = { redis: Redis; module: RediSearchModule; prefix: string };
 
 /**
- * KEYS: the active generation's pointer. ARGV: the generations' base key, the tenant. Answers
- * the generation and the tenant's synonyms and retrieval settings in it (nil when absent).
+ * KEYS: the active generation's pointer. ARGV: the generations' base key, the tenant, the
+ * tenant's statistics hash inside a generation, then the fields of it to read. Answers the
+ * generation, the tenant's synonyms and retrieval settings in it (nil when absent), and those
+ * fields of its statistics.
  */
 const tenantViewScript = `
 local g = redis.call('GET', KEYS[1])
 if not g then return {false, false, false} end
 local prefix = ARGV[1] .. 'g' .. g .. ':'
-return {g, redis.call('HGET', prefix .. 'synonyms', ARGV[2]), redis.call('HGET', prefix .. 'retrieval', ARGV[2])}
+local out = {g, redis.call('HGET', prefix .. 'synonyms', ARGV[2]), redis.call('HGET', prefix .. 'retrieval', ARGV[2])}
+if #ARGV > 3 then out[4] = redis.call('HMGET', prefix .. ARGV[3], unpack(ARGV, 4)) end
+return out
 `;
 
 const tracer = getTracer("@cairn/search");
@@ -181,7 +200,8 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
   const docKey = (g: number, id: string) => `${docPrefix(g)}${id}`;
   const synonymsKey = (g: number) => `${gen(g)}synonyms`;
   const retrievalKey = (g: number) => `${gen(g)}retrieval`;
-  const statsKey = (g: number) => (tenant: string) => `${gen(g)}stats:${tenant}`;
+  const statsPath = (tenant: string) => `stats:${tenant}`;
+  const statsKey = (g: number) => (tenant: string) => `${gen(g)}${statsPath(tenant)}`;
   const analysed = new Map<number, boolean>();
 
   async function createIndex(g: number): Promise<void> {
@@ -289,18 +309,22 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     indexName,
     docKey,
     activeGeneration: () => generations.active(),
-    async tenantView(tenant) {
-      const [g, synonyms, retrieval] = (await redis.eval(
+    async tenantView(tenant, terms = []) {
+      const [g, synonyms, retrieval, statistics] = (await redis.eval(
         tenantViewScript,
         1,
         `${base}active`,
         base,
         tenant,
-      )) as (string | null)[];
+        statsPath(tenant),
+        ...(terms.length > 0 ? statisticsFields(terms) : []),
+      )) as [string | null, string | null, string | null, (string | null)[] | undefined];
+      const generation = g === null || g === undefined ? null : Number(g);
       return {
-        generation: g === null || g === undefined ? null : Number(g),
+        generation,
         synonyms: parseSynonyms(synonyms ?? null),
         retrieval: parseRetrieval(retrieval ?? null),
+        ...(generation !== null && statistics ? { statistics: parseStatistics(terms, statistics) } : {}),
       };
     },
     checkpoint: (g) => generations.checkpoint(g),
