@@ -45,10 +45,18 @@ export async function finalResults(
   } = isAsOfRequest(query)
     ? withDocuments(await asOfCandidates(models, log, query))
     : await rankCandidates(models, query);
+  // Which lexical generation serves the documents is read while ranking works, not after it
+  // (its failure is the documents' read's).
+  const generation =
+    found || candidates.length === 0 || reply.unavailable.includes("lexical")
+      ? undefined
+      : models.lexical.activeGeneration();
+  generation?.catch(() => undefined);
   const { ranked, ranking } = await reranked(rerank, request, candidates);
   const top = ranked.slice(0, limit);
   const ids = top.map((r) => r.candidate.id);
-  const documents = found ?? (await visibleDocuments(models, request.principal, ids, reply.unavailable));
+  const documents =
+    found ?? (await visibleDocuments(models, request.principal, ids, reply.unavailable, generation));
   // A memory deleted or hidden between the query and the read is left out.
   const results = top.flatMap((r) => {
     const document = documents.get(r.candidate.id);

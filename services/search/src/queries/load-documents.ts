@@ -10,13 +10,15 @@ export async function loadDocuments(
   models: Pick<ReadModels, "lexical" | "vector" | "vectorRows">,
   ids: readonly string[],
   unavailable: readonly RetrieverName[] = [],
+  /** The lexical generation to read, when the caller asked for it earlier (read now otherwise). */
+  lexicalGeneration?: Promise<number | null>,
 ): Promise<Map<string, MemoryDocument>> {
   const out = new Map<string, MemoryDocument>();
   if (ids.length === 0) return out;
   let failure: { name: RetrieverName; error: unknown } | undefined;
   if (!unavailable.includes("lexical")) {
     try {
-      const g = await models.lexical.activeGeneration();
+      const g = await (lexicalGeneration ?? models.lexical.activeGeneration());
       if (g !== null)
         for (const [id, document] of await models.lexical.loadDocuments(g, ids)) out.set(id, document);
     } catch (error) {

@@ -31,8 +31,9 @@ export async function visibleDocuments(
   principal: Principal,
   ids: readonly string[],
   unavailable: readonly RetrieverName[] = [],
+  lexicalGeneration?: Promise<number | null>,
 ): Promise<Map<string, MemoryDocument>> {
-  const found = await loadDocuments(models, ids, unavailable);
+  const found = await loadDocuments(models, ids, unavailable, lexicalGeneration);
   const out = new Map<string, MemoryDocument>();
   for (const id of ids) {
     const document = found.get(id);
