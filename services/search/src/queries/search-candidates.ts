@@ -30,7 +30,7 @@ import { prepareBm25 } from "@cairn/text-analysis";
 import type { EpisodePlace } from "../projections/lexical/lexical-index.ts";
 import type { TenantView } from "../projections/lexical/lexical-store.ts";
 import { fuseRelevance, type RankedHit } from "./fuse-relevance.ts";
-import { lexicalText, rarerClause } from "./lexical-query.ts";
+import { type LexicalText, lexicalText, rarerClause } from "./lexical-query.ts";
 import { loadDocuments } from "./load-documents.ts";
 import { positionSource, type ReadModels } from "./read-models.ts";
 import { lexicalFilterClauses, vectorFilter } from "./search-filters.ts";
@@ -136,12 +136,18 @@ function fuse(
 
 /**
  * The tenant's view of the lexical read model (serving generation, synonyms, retrieval
- * settings, and the statistics of the query's own terms), read once per request and again only
- * when a rebuild dropped the generation read.
+ * settings, and the statistics of the query's terms and expansions), read once per request and
+ * again only when a rebuild dropped the generation read.
  */
-type TenantViews = { current(): Promise<TenantView>; refresh(): Promise<TenantView> };
+type TenantViews = {
+  current(): Promise<TenantView>;
+  refresh(): Promise<TenantView>;
+  /** The query's lexical text without synonyms, analysed once (null: no text is scored). */
+  plain: LexicalText | null;
+};
 
-function tenantViews(models: ReadModels, tenant: string, terms: readonly string[]): TenantViews {
+function tenantViews(models: ReadModels, tenant: string, plain: LexicalText | null): TenantViews {
+  const terms = plain?.weighted.map((w) => w.term) ?? [];
   const read = () => {
     const view = models.lexical.tenantView(tenant, terms);
     // Read now, awaited by whichever stage needs it first; a failure is that stage's.
@@ -150,6 +156,7 @@ function tenantViews(models: ReadModels, tenant: string, terms: readonly string[
   };
   let latest = read();
   return {
+    plain,
     current: () => latest,
     refresh: () => {
       latest = read();
@@ -163,6 +170,7 @@ async function lexicalOnce(
   request: ParsedCandidatesRequest,
   limit: number,
   view: TenantView,
+  plain: LexicalText | null,
 ): Promise<LexicalOutcome> {
   const none = (synonymsApplied: string[] = []): LexicalOutcome => ({
     hits: [],
@@ -186,7 +194,11 @@ async function lexicalOnce(
     };
   }
   const tenant = request.principal.tenant;
-  const text = lexicalText(request.query, request.expansions, view.synonyms);
+  // Without synonyms the text is the one analysed for the view's statistics.
+  const text =
+    plain !== null && view.synonyms.length === 0
+      ? plain
+      : lexicalText(request.query, request.expansions, view.synonyms);
   const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
   if (text.clause === null || filters === null) return none(text.synonymsApplied);
   // The statistics first: they say which terms are too common to match on. The view holds
@@ -242,7 +254,13 @@ async function lexicalCandidates(
     async (span) => {
       try {
         const outcome = await onActiveGeneration(async (attempt) =>
-          lexicalOnce(models, request, limit, await (attempt === 0 ? views.current() : views.refresh())),
+          lexicalOnce(
+            models,
+            request,
+            limit,
+            await (attempt === 0 ? views.current() : views.refresh()),
+            views.plain,
+          ),
         );
         span.setAttribute("cairn.candidates.count", outcome.hits.length);
         return outcome;
@@ -400,11 +418,13 @@ export async function rankCandidates(models: ReadModels, asked: ParsedCandidates
   );
   const positions = Object.fromEntries(Object.entries(waited).filter(([n]) => !down.has(n as RetrieverName)));
   const k = request.candidateK;
-  // The statistics of the query's terms and expansions are read with the view (a listing has none).
-  const ownTerms = isListing(request)
-    ? []
-    : lexicalText(request.query, request.expansions, []).weighted.map((w) => w.term);
-  const views = tenantViews(models, request.principal.tenant, needs.includes("lexical") ? ownTerms : []);
+  // The statistics of the query's terms and expansions are read with the view (a listing, or a
+  // search without the lexical retriever, scores no text).
+  const plain =
+    needs.includes("lexical") && !isListing(request)
+      ? lexicalText(request.query, request.expansions, [])
+      : null;
+  const views = tenantViews(models, request.principal.tenant, plain);
   const retrieval = await retrievalOf(views);
   const relevance = (vectorWeight: number): Relevance => ({
     vectorWeight,
