@@ -9,7 +9,7 @@ describe("search filters", () => {
   test("default: the principal's visibility, active memories, not expired", () => {
     const filters = SearchFiltersSchema.parse({});
     expect(lexicalFilterClauses(alice, filters, now)).toEqual([
-      "(((@tenant:{61636d65}) ((@scope:{team})|(@agent:{616c696365})))|(@scope:{global}))",
+      "@visible_to:{global|m61636d65|a61636d65x616c696365}",
       "@tier:{memory}",
       "@status:{active}",
       `-@invalid_at:[-inf ${now}]`,
@@ -24,7 +24,7 @@ describe("search filters", () => {
   test("a primary agent sees the whole tenant; proposals default to pending", () => {
     const filters = SearchFiltersSchema.parse({ tier: "proposal", includeExpired: true });
     expect(lexicalFilterClauses({ ...alice, primary: true }, filters, now)).toEqual([
-      "((@tenant:{61636d65})|(@scope:{global}))",
+      "@visible_to:{global|t61636d65}",
       "@tier:{proposal}",
       "@status:{pending}",
     ]);

@@ -3,18 +3,12 @@
 // holds them to it. A memory is visible when it is global, or in the principal's tenant and
 // either team-scoped, written by the principal, or the principal is the tenant's primary agent.
 import type { Principal, SearchFilters, Status } from "@cairn/contracts";
-import { identityTag } from "../projections/lexical/lexical-index.ts";
+import { visibleTags } from "../projections/lexical/lexical-index.ts";
 import { escapeQueryText } from "../projections/lexical/query-syntax.ts";
 
-/**
- * The RediSearch clause of what `principal` may see. Each operand of `|` is parenthesised:
- * RediSearch 1.x refuses a union of bare field clauses.
- */
+/** The RediSearch clause of what `principal` may see: one tag, `visible_to` (see `visibleTags`). */
 export function lexicalVisibility(principal: Principal): string {
-  const tenant = `(@tenant:{${identityTag(principal.tenant)}})`;
-  if (principal.primary) return `(${tenant}|(@scope:{global}))`;
-  const agent = `(@agent:{${identityTag(principal.agent)}})`;
-  return `((${tenant} ((@scope:{team})|${agent}))|(@scope:{global}))`;
+  return `@visible_to:{${visibleTags(principal).join("|")}}`;
 }
 
 /**

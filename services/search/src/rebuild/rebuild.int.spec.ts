@@ -13,6 +13,7 @@ import {
 import { describe, expect } from "vitest";
 import { createLocalEmbedder } from "../embedders/local-embedder.ts";
 import { projectionHostOf } from "../open-read-models.ts";
+import { lexicalAnalysisVersion } from "../projections/lexical/lexical-index.ts";
 import { inspectReadModels, type ReadModelInspector } from "../testing/read-model-inspector.ts";
 import { principals, searchTest as test } from "../testing/search-test.ts";
 import type { SearchUnderTest } from "../testing/search-under-test.ts";
@@ -272,10 +273,13 @@ describe("rebuild", () => {
     // As an older version left it: no version recorded on the generation.
     await inspect.models.redis.del(`${inspect.models.lexicalStore.generations.prefix(old)}version`);
     await search.restartService();
+    // While the rebuild runs, the old generation answers by its own fields.
+    const serving = await search.candidates({ principal: alice, query: "deploying ferns", mode: "lexical" });
+    expect(serving.candidates.map((c) => c.id).sort()).toEqual([...ids].sort());
 
     await expect.poll(async () => (await inspect.generations()).lexical, { timeout: 20_000 }).not.toBe(old);
     const fresh = (await inspect.generations()).lexical as number;
-    expect(await inspect.models.lexicalStore.generations.version(fresh)).toBe("terms-v1");
+    expect(await inspect.models.lexicalStore.generations.version(fresh)).toBe(lexicalAnalysisVersion);
     const found = await search.candidates({ principal: alice, query: "deploying ferns", mode: "lexical" });
     expect(found.candidates.map((c) => c.id).sort()).toEqual([...ids].sort());
     await expectCurrentWithLog(search, inspect, ids);

@@ -28,6 +28,7 @@ import {
   lexicalAnalysisVersion,
   lexicalSchema,
   placeOfFields,
+  visibilityByFields,
 } from "./lexical-index.ts";
 import {
   parseStatistics,
@@ -276,11 +277,16 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     ];
   }
 
+  /** A query as generation `g` reads it: an index of an older version by its own fields. */
+  async function queryFor(g: number, query: string): Promise<string> {
+    return (await hasCurrentAnalysis(g)) ? query : visibilityByFields(query);
+  }
+
   async function findDocuments(g: number, query: string, limit: number, order: string[]) {
     const reply = (await redis.call(
       "FT.SEARCH",
       indexName(g),
-      query,
+      await queryFor(g, query),
       "RETURN",
       "1",
       "json",
@@ -382,7 +388,7 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       const reply = (await redis.call(
         "FT.SEARCH",
         indexName(g),
-        [`${current ? "@terms:" : ""}${text}`, ...filters].join(" "),
+        current ? [`@terms:${text}`, ...filters].join(" ") : visibilityByFields([text, ...filters].join(" ")),
         "VERBATIM",
         "WITHSCORES",
         "SCORER",
@@ -409,9 +415,10 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
         };
       });
     },
-    async episodeNeighbourIds(g, memories, filters) {
+    async episodeNeighbourIds(g, memories, asked) {
       const out = new Map<string, string[]>();
       if (memories.length === 0) return out;
+      const filters = [await queryFor(g, asked.join(" "))];
       const pipeline = redis.pipeline();
       for (const { place } of memories) {
         for (const after of [false, true]) {
@@ -440,13 +447,14 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       });
       return out;
     },
-    async episodeNeighbours(g, documents, filters) {
+    async episodeNeighbours(g, documents, clauses) {
       const out = new Map<string, MemoryDocument[]>();
       const asked = documents.flatMap((d) => {
         const place = episodePlace(d);
         return place ? [{ document: d, place }] : [];
       });
       if (asked.length === 0) return out;
+      const filters = [await queryFor(g, clauses.join(" "))];
       const pipeline = redis.pipeline();
       for (const { place } of asked) {
         for (const after of [false, true]) {
@@ -483,7 +491,7 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       const reply = (await redis.call(
         "FT.SEARCH",
         indexName(g),
-        query,
+        await queryFor(g, query),
         "NOCONTENT",
         "LIMIT",
         "0",
