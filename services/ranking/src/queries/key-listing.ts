@@ -73,7 +73,7 @@ export async function keyedMemories(
   if (links.length === 0) return [];
   const paths = ctx.layout.signals(tenant);
   const pipeline = ctx.redis.pipeline();
-  for (const link of links) pipeline.hmget(paths.depth(link.card.id), "value", "at");
+  for (const link of links) pipeline.hmget(paths.memory(link.card.id), "depth", "depthAt");
   const rows = (await pipeline.exec()) ?? [];
   const now = ctx.clock();
   return links.map((link, i) => {

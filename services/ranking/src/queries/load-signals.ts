@@ -1,7 +1,7 @@
 // Reads the signals of a set of memories from the signals read model in one round trip: a
-// script reads every memory's feedback, recalls and depth and the terms' attention and heat
-// inside Redis (one command to send and one reply to parse, not three per memory), traced as
-// one span.
+// script reads every memory's signals hash (recalls, depth and votes) and the terms' attention
+// and heat inside Redis (one command to send and one reply to parse, not one per memory),
+// traced as one span.
 import { getTracer, startBatchSpan } from "@cairn/telemetry";
 import { depthAt } from "../projections/signals/signal-math.ts";
 import { termHeat } from "../rerank/ranking-factors.ts";
@@ -11,10 +11,9 @@ import type { RequestContext } from "./ranking-context.ts";
 const tracer = getTracer("@cairn/ranking");
 
 /**
- * KEYS: the attention and hot sorted sets, then each memory's feedback, recalls and depth
- * hashes. ARGV: the terms. Answers the terms' attention and heat scores, the highest of each
- * (member, score), then per memory its feedback (field, value, …), its recalls (count, lastAt,
- * reads, lastReadAt) and its depth (value, at).
+ * KEYS: the attention and hot sorted sets, then each memory's signals hash. ARGV: the terms.
+ * Answers the terms' attention and heat scores, the highest of each (member, score), then per
+ * memory its hash (field, value, …): recalls, depth and votes in one read.
  */
 const signalsScript = `
 local function scores(key)
@@ -34,15 +33,20 @@ local reply = {
   redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES'),
   redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES'),
 }
-for k = 3, #KEYS, 3 do
+for k = 3, #KEYS do
   reply[#reply + 1] = redis.call('HGETALL', KEYS[k])
-  reply[#reply + 1] = redis.call('HMGET', KEYS[k + 1], 'count', 'lastAt', 'reads', 'lastReadAt')
-  reply[#reply + 1] = redis.call('HMGET', KEYS[k + 2], 'value', 'at')
 end
 return reply
 `;
 
 type Field = string | null;
+
+/** HGETALL's answer (field, value, field, value, …) by field. */
+function memoryFields(flat: readonly Field[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i + 1 < flat.length; i += 2) out.set(flat[i] as string, flat[i + 1] as string);
+  return out;
+}
 
 export async function loadSignals(
   ctx: RequestContext,
@@ -54,7 +58,7 @@ export async function loadSignals(
   const paths = ctx.layout.signals(tenant);
   const now = ctx.clock();
   const keys = [paths.attention, paths.hot];
-  for (const m of memories) keys.push(paths.feedback(m.id), paths.recalls(m.id), paths.depth(m.id));
+  for (const m of memories) keys.push(paths.memory(m.id));
   const terms = [...new Set(memories.flatMap((m) => m.terms))];
   const reply = (await startBatchSpan(
     tracer,
@@ -83,20 +87,25 @@ export async function loadSignals(
     if (h != null && Number.isFinite(topHot)) hotOf.set(term, 2 ** (Number(h) - topHot));
   });
   memories.forEach((m, i) => {
-    const feedback = reply[4 + i * 3] ?? [];
-    const [count, lastAt, reads, lastReadAt] = reply[4 + i * 3 + 1] ?? [];
-    const [depthValue, depthSince] = reply[4 + i * 3 + 2] ?? [];
-    // HGETALL's answer is field, value, field, value, …: the votes are every second entry.
-    const votes = feedback.filter((_, j) => j % 2 === 1).map(Number);
+    const fields = memoryFields(reply[4 + i] ?? []);
+    const depthValue = fields.get("depth");
+    const depthSince = fields.get("depthAt");
+    let useful = 0;
+    let notUseful = 0;
+    for (const [field, value] of fields) {
+      if (!field.startsWith("fb:")) continue;
+      if (Number(value) > 0) useful += 1;
+      else if (Number(value) < 0) notUseful += 1;
+    }
     out.set(m.id, {
-      useful: votes.filter((v) => v > 0).length,
-      notUseful: votes.filter((v) => v < 0).length,
-      recalls: Number(count ?? 0),
-      lastRecalledAt: lastAt ?? null,
-      reads: Number(reads ?? 0),
-      lastReadAt: lastReadAt ?? null,
+      useful,
+      notUseful,
+      recalls: Number(fields.get("count") ?? 0),
+      lastRecalledAt: fields.get("lastAt") ?? null,
+      reads: Number(fields.get("reads") ?? 0),
+      lastReadAt: fields.get("lastReadAt") ?? null,
       depth:
-        depthValue != null && depthSince != null
+        depthValue !== undefined && depthSince !== undefined
           ? depthAt({ value: Number(depthValue), at: depthSince }, now, ctx.depth)
           : 0,
       attention: termHeat(m.terms.map((t) => attentionOf.get(t) ?? 0)),

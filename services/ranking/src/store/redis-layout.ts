@@ -16,9 +16,11 @@ export function signalsLayout(generationPrefix: string) {
     const t = `${generationPrefix}${tenant}:`;
     return {
       card: (id: string) => `${t}card:${id}`,
-      feedback: (id: string) => `${t}fb:${id}`,
-      recalls: (id: string) => `${t}rc:${id}`,
-      depth: (id: string) => `${t}depth:${id}`,
+      /**
+       * A memory's signals in one hash: its recalls (`count`, `lastAt`, `reads`, `lastReadAt`),
+       * its depth (`depth`, `depthAt`) and each agent's vote (`fb:<agent>`, 1 or -1).
+       */
+      memory: (id: string) => `${t}sig:${id}`,
       attention: `${t}attention`,
       hot: `${t}hot`,
       cooccurrence: (entity: string) => `${t}co:${entity}`,

@@ -249,7 +249,7 @@ async function addHeat(io: Io, key: string, terms: string[], at: string, halfLif
 }
 
 async function applyFeedback(event: DecodedEventOf<"feedback.given">, io: Io) {
-  io.writes.hset(io.paths.feedback(event.data.memoryId), event.data.agent, event.data.useful ? 1 : -1);
+  io.writes.hset(io.paths.memory(event.data.memoryId), `fb:${event.data.agent}`, event.data.useful ? 1 : -1);
 }
 
 async function applyRecalled(
@@ -262,19 +262,18 @@ async function applyRecalled(
   const ids = [...new Set(data.memoryIds)];
   const at = event.meta.recordedAt;
   for (const id of ids) {
-    io.writes.hincrby(paths.recalls(id), "count", 1);
-    io.writes.hset(paths.recalls(id), "lastAt", at);
+    io.writes.hincrby(paths.memory(id), "count", 1);
+    io.writes.hset(paths.memory(id), "lastAt", at);
   }
   // Only a deliberate read deepens a memory; being listed by a search does not.
   if (isDeliberateRead(data)) {
-    const depths = await Promise.all(ids.map((id) => io.redis.hmget(paths.depth(id), "value", "at")));
+    const depths = await Promise.all(ids.map((id) => io.redis.hmget(paths.memory(id), "depth", "depthAt")));
     ids.forEach((id, i) => {
       const [value, since] = depths[i] ?? [];
       const state = value != null && since != null ? { value: Number(value), at: since } : undefined;
       const next = reinforceDepth(state, at, settings.depth);
-      io.writes.hset(paths.depth(id), { value: next.value, at: next.at });
-      io.writes.hincrby(paths.recalls(id), "reads", 1);
-      io.writes.hset(paths.recalls(id), "lastReadAt", at);
+      io.writes.hset(paths.memory(id), { depth: next.value, depthAt: next.at, lastReadAt: at });
+      io.writes.hincrby(paths.memory(id), "reads", 1);
     });
   }
   // What agents ask about now is a hot topic too.
@@ -301,7 +300,8 @@ export function signalsProjection(settings: SignalsProjectionSettings): Projecti
   return cardProjection("ranking.signals", settings, signalsLayout, {
     // Terms of the shared text analysis (BM25 statistics are search's, not kept here), and the
     // cues questions are matched on (speaker, times named).
-    version: "cues-v1",
+    // v2: a memory's recalls, depth and votes in one hash (one read per memory at a rerank).
+    version: "cues-v2-memory-hash",
     applyCard: applyCardChange,
     // Activity and settings do not depend on order: applied as they come.
     activity: {
