@@ -13,6 +13,8 @@ export type Authenticator = {
    * `unavailable` when the key store cannot be reached and the key is not known from before.
    */
   authenticate(authorization: string | undefined): Promise<AuthenticatedKey>;
+  /** The key of the header when it was confirmed within `cacheMs` (no lookup); else undefined. */
+  known(authorization: string | undefined): AuthenticatedKey | undefined;
   /** Forgets every cached key (a revocation is otherwise seen within `cacheMs`). */
   clear(): void;
 };
@@ -95,6 +97,12 @@ export function createAuthenticator(
         });
       }
       return entry.key;
+    },
+    known(authorization) {
+      const token = bearerToken(authorization);
+      if (!token) return undefined;
+      const cached = cache.get(hashApiKey(token));
+      return cached && cached.expiresAt > Date.now() ? cached.key : undefined;
     },
     clear() {
       cache.clear();
