@@ -14,6 +14,7 @@ import { describe, expect } from "vitest";
 import { createLocalEmbedder } from "../embedders/local-embedder.ts";
 import { projectionHostOf } from "../open-read-models.ts";
 import { lexicalAnalysisVersion } from "../projections/lexical/lexical-index.ts";
+import { vectorPartitions } from "../projections/vector/vector-generations.ts";
 import { inspectReadModels, type ReadModelInspector } from "../testing/read-model-inspector.ts";
 import { principals, searchTest as test } from "../testing/search-test.ts";
 import type { SearchUnderTest } from "../testing/search-under-test.ts";
@@ -385,7 +386,7 @@ describe("rebuild", () => {
         where h.inhparent = $1::regclass and am.amname = 'hnsw' and i.indisvalid`,
       [`cairn_search.${table}_hnsw`],
     );
-    expect(parts).toEqual([{ n: 16 }]);
+    expect(parts).toEqual([{ n: vectorPartitions }]);
     // ... and a vector query after the rebuild finds what it held.
     const reply = await search.candidates({
       principal: alice,
