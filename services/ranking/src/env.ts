@@ -23,11 +23,6 @@ export const rankingEnvSchema = baseEnvSchema.extend({
   CAIRN_RANKING_HUB_FRACTION: z.coerce.number().min(0).max(1).default(0.1),
   /** Trigram similarity above which a new concept key becomes an alias of an existing one. */
   CAIRN_RANKING_KEY_MERGE_SIMILARITY: z.coerce.number().min(0).max(1).default(0.8),
-  /**
-   * Memory cards kept parsed between queries (each reused only while its stored text is
-   * unchanged); 0 parses every card every time.
-   */
-  CAIRN_RANKING_CARD_CACHE: z.coerce.number().int().min(0).max(1_000_000).default(5000),
   CAIRN_RANKING_HOT_HALF_LIFE_DAYS: number(7),
   CAIRN_RANKING_DEPTH_HALF_LIFE_DAYS: number(90),
   ...projectionRuntimeEnv("RANKING"),

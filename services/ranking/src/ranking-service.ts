@@ -16,7 +16,6 @@ import { Redis } from "ioredis";
 import type pg from "pg";
 import { type RankingEnv, rankingEnvSchema } from "./env.ts";
 import { keysProjection } from "./projections/keys/keys-projection.ts";
-import { createCardCache } from "./projections/memory-card/memory-card.ts";
 import { signalsProjection } from "./projections/signals/signals-projection.ts";
 import {
   type Clock,
@@ -123,7 +122,6 @@ export function createRankingService(
         env: config,
         depth: { halfLifeDays: config.CAIRN_RANKING_DEPTH_HALF_LIFE_DAYS, gain: 0.25 },
         runtime,
-        cards: createCardCache(config.CAIRN_RANKING_CARD_CACHE),
       };
       const served = { queue: queueGroup("ranking"), logger };
       const readModels = "the ranking read models (Redis) or the log (Postgres)";

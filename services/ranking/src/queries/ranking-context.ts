@@ -2,7 +2,7 @@ import { CairnError, type TenantSettings } from "@cairn/contracts";
 import type { ProjectionRuntime } from "@cairn/projection-runtime";
 import type { Redis } from "ioredis";
 import type { RankingEnv } from "../env.ts";
-import { type CardCache, type MemoryCard, parseCards } from "../projections/memory-card/memory-card.ts";
+import { type MemoryCard, parseCards } from "../projections/memory-card/memory-card.ts";
 import type { DepthSettings } from "../projections/signals/signal-math.ts";
 import { parseTenantSettings } from "../projections/signals/signals-projection.ts";
 import { keysLayout, type ReadLayout, type rankingBases, signalsLayout } from "../store/redis-layout.ts";
@@ -17,8 +17,6 @@ export type RankingContext = {
   env: RankingEnv;
   depth: DepthSettings;
   runtime: ProjectionRuntime;
-  /** The signals cards queries parsed (see `CardCache`). */
-  cards: CardCache;
 };
 
 const projections = ["ranking.signals", "ranking.keys"] as const;
@@ -135,6 +133,6 @@ export async function withTenantCards(
       },
       tenant: { settings: parseTenantSettings(settings ?? null), live: Number(live ?? 0) },
     },
-    cards: parseCards(ids, cards, ctx.cards),
+    cards: parseCards(ids, cards),
   };
 }

@@ -11,7 +11,7 @@ export async function handleSignals(
 ): Promise<SignalsReply> {
   const { position } = ctx;
   const paths = ctx.layout.signals(request.principal.tenant);
-  const cards = await readCards(ctx.redis, paths.card, request.ids, ctx.cards);
+  const cards = await readCards(ctx.redis, paths.card, request.ids);
   const visible = [...cards.values()].filter((c) => isVisibleTo(c, request.principal));
   const signals = await loadSignals(
     ctx,

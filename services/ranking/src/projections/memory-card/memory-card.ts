@@ -51,63 +51,25 @@ function withoutTerms(card: MemoryCard): MemoryDocument {
   return document;
 }
 
-/**
- * Cards parsed before, by memory id, each with the stored text it was parsed from. A card read
- * again is reused only when the text read is the same, so it always says what Redis holds now
- * (a rerank parsed a hundred cards per query: 0.3 ms for short ones, 1.2 ms at 256 terms,
- * where comparing the texts takes 10 µs). Bounded: the oldest entry leaves first. The cards it
- * hands out are shared between requests: read them, never change them.
- */
-export type CardCache = {
-  parse(id: string, raw: string): MemoryCard;
-  readonly size: number;
-};
-
-export function createCardCache(maxEntries: number): CardCache {
-  const entries = new Map<string, { raw: string; card: MemoryCard }>();
-  return {
-    parse(id, raw) {
-      const known = entries.get(id);
-      if (known && known.raw === raw) return known.card;
-      const card = JSON.parse(raw) as MemoryCard;
-      if (known) entries.delete(id);
-      else if (entries.size >= maxEntries) {
-        const oldest = entries.keys().next();
-        if (!oldest.done) entries.delete(oldest.value);
-      }
-      if (maxEntries > 0) entries.set(id, { raw, card });
-      return card;
-    },
-    get size() {
-      return entries.size;
-    },
-  };
-}
-
 /** Several cards in one round trip, by memory id (absent ones left out). */
 export async function readCards(
   redis: Redis,
   keyOf: (id: string) => string,
   ids: readonly string[],
-  cache?: CardCache,
 ): Promise<Map<string, MemoryCard>> {
   if (ids.length === 0) return new Map();
-  return parseCards(ids, await redis.mget(...ids.map(keyOf)), cache);
+  return parseCards(ids, await redis.mget(...ids.map(keyOf)));
 }
 
-/**
- * Cards as stored, read for `ids` in their order, by memory id (absent ones left out); with a
- * cache, a card whose stored text it has parsed before is not parsed again.
- */
+/** Cards as stored, read for `ids` in their order, by memory id (absent ones left out). */
 export function parseCards(
   ids: readonly string[],
   raws: readonly (string | null)[],
-  cache?: CardCache,
 ): Map<string, MemoryCard> {
   const out = new Map<string, MemoryCard>();
   ids.forEach((id, i) => {
     const raw = raws[i];
-    if (raw) out.set(id, cache ? cache.parse(id, raw) : (JSON.parse(raw) as MemoryCard));
+    if (raw) out.set(id, JSON.parse(raw) as MemoryCard);
   });
   return out;
 }

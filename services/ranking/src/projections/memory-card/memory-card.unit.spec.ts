@@ -2,7 +2,7 @@ import { defaultTenantSettings } from "@cairn/contracts";
 import { eventLine, memoryRecord } from "@cairn/memory-model/testing";
 import { describe, expect, it } from "vitest";
 import { isDeliberateRead, mergeTenantSettings } from "../signals/signals-projection.ts";
-import { createCardCache, evolveMemoryCard, isLive, isVisibleTo, parseCards } from "./memory-card.ts";
+import { evolveMemoryCard, isLive, isVisibleTo } from "./memory-card.ts";
 
 const id = "00000000-0000-4000-8000-000000000001";
 
@@ -101,43 +101,5 @@ describe("signals rules", () => {
     const unlocked = mergeTenantSettings(locked, { workflowLock: null, synonyms: [["a", "b"]] });
     expect(unlocked).toMatchObject({ workflowLock: null, synonyms: [["a", "b"]] });
     expect(unlocked.rankingWeights).toEqual(defaultTenantSettings.rankingWeights);
-  });
-});
-
-describe("card cache", () => {
-  const stored = (title: string, terms: string[]) =>
-    JSON.stringify({ id, title, terms, length: terms.length });
-
-  it("reuses a card only while its stored text is the same, and parses a changed one anew", () => {
-    const cache = createCardCache(10);
-    const first = parseCards([id], [stored("deploys", ["deploy"])], cache).get(id);
-    const again = parseCards([id], [stored("deploys", ["deploy"])], cache).get(id);
-    expect(again).toBe(first);
-    const changed = parseCards([id], [stored("deploys", ["deploy", "canari"])], cache).get(id);
-    expect(changed).not.toBe(first);
-    expect(changed?.terms).toEqual(["deploy", "canari"]);
-    // Gone from Redis: no card, whatever the cache holds.
-    expect(parseCards([id], [null], cache).has(id)).toBe(false);
-  });
-
-  it("holds at most its bound, the oldest leaving first, and nothing with a bound of 0", () => {
-    const cache = createCardCache(2);
-    const ids = ["a", "b", "c"];
-    const cards = parseCards(
-      ids,
-      ids.map((x) => stored(x, [x])),
-      cache,
-    );
-    expect(cache.size).toBe(2);
-    // "a" left: parsed anew; "c" stayed: the same object.
-    expect(parseCards(["a"], [stored("a", ["a"])], cache).get("a")).not.toBe(cards.get("a"));
-    expect(parseCards(["c"], [stored("c", ["c"])], cache).get("c")).toBe(cards.get("c"));
-    const none = createCardCache(0);
-    parseCards(
-      ids,
-      ids.map((x) => stored(x, [x])),
-      none,
-    );
-    expect(none.size).toBe(0);
   });
 });
