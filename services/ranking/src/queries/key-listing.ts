@@ -3,6 +3,7 @@ import type { KeyedMemory, KeyMatch, Principal } from "@cairn/contracts";
 import { type KeyRecord, resolveKey } from "../projections/keys/keys-projection.ts";
 import { isLive, isVisibleTo, type MemoryCard } from "../projections/memory-card/memory-card.ts";
 import { depthAt } from "../projections/signals/signal-math.ts";
+import { depthFields } from "../store/redis-layout.ts";
 import { hubCount, type RequestContext } from "./ranking-context.ts";
 
 /** Links scanned per key for a visibility-filtered count; beyond it the count is the total. */
@@ -73,7 +74,7 @@ export async function keyedMemories(
   if (links.length === 0) return [];
   const paths = ctx.layout.signals(tenant);
   const pipeline = ctx.redis.pipeline();
-  for (const link of links) pipeline.hmget(paths.memory(link.card.id), "depth", "depthAt");
+  for (const link of links) pipeline.hmget(paths.memory(link.card.id), ...depthFields);
   const rows = (await pipeline.exec()) ?? [];
   const now = ctx.clock();
   return links.map((link, i) => {

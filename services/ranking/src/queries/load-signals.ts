@@ -6,6 +6,7 @@ import { getTracer, startBatchSpan } from "@cairn/telemetry";
 import { depthAt } from "../projections/signals/signal-math.ts";
 import { termHeat } from "../rerank/ranking-factors.ts";
 import type { CandidateSignals } from "../rerank/rerank-candidates.ts";
+import { depthFields, isVoteField } from "../store/redis-layout.ts";
 import type { RequestContext } from "./ranking-context.ts";
 
 const tracer = getTracer("@cairn/ranking");
@@ -88,12 +89,11 @@ export async function loadSignals(
   });
   memories.forEach((m, i) => {
     const fields = memoryFields(reply[4 + i] ?? []);
-    const depthValue = fields.get("depth");
-    const depthSince = fields.get("depthAt");
+    const [depthValue, depthSince] = depthFields.map((f) => fields.get(f));
     let useful = 0;
     let notUseful = 0;
     for (const [field, value] of fields) {
-      if (!field.startsWith("fb:")) continue;
+      if (!isVoteField(field)) continue;
       if (Number(value) > 0) useful += 1;
       else if (Number(value) < 0) notUseful += 1;
     }

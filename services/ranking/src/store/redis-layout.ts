@@ -5,6 +5,14 @@
 export type SignalPaths = ReturnType<ReturnType<typeof signalsLayout>>;
 export type KeyGraphPaths = ReturnType<ReturnType<typeof keysLayout>>;
 
+/**
+ * The fields of a memory's signals hash (`SignalPaths.memory`) that are read back as a pair or
+ * by prefix: its depth and when it was set, and each agent's vote.
+ */
+export const depthFields = ["depth", "depthAt"] as const;
+export const voteField = (agent: string) => `fb:${agent}`;
+export const isVoteField = (field: string) => field.startsWith("fb:");
+
 /** The generations' base key of each ranking read model. */
 export function rankingBases(prefix: string) {
   return { signals: `${prefix}signals:`, keys: `${prefix}keys:` } as const;

@@ -12,7 +12,7 @@ import {
 import { isMemoryEvent, memoryEventTypes, memoryIdOfStream, recordedEventType } from "@cairn/memory-model";
 import type { Projection } from "@cairn/projection-runtime";
 import type { Redis } from "ioredis";
-import { type SignalPaths, signalsLayout } from "../../store/redis-layout.ts";
+import { depthFields, type SignalPaths, signalsLayout, voteField } from "../../store/redis-layout.ts";
 import { normalizeLabel, topicTerms } from "../../text/analyze-text.ts";
 import {
   type CardChange,
@@ -249,7 +249,11 @@ async function addHeat(io: Io, key: string, terms: string[], at: string, halfLif
 }
 
 async function applyFeedback(event: DecodedEventOf<"feedback.given">, io: Io) {
-  io.writes.hset(io.paths.memory(event.data.memoryId), `fb:${event.data.agent}`, event.data.useful ? 1 : -1);
+  io.writes.hset(
+    io.paths.memory(event.data.memoryId),
+    voteField(event.data.agent),
+    event.data.useful ? 1 : -1,
+  );
 }
 
 async function applyRecalled(
@@ -267,7 +271,7 @@ async function applyRecalled(
   }
   // Only a deliberate read deepens a memory; being listed by a search does not.
   if (isDeliberateRead(data)) {
-    const depths = await Promise.all(ids.map((id) => io.redis.hmget(paths.memory(id), "depth", "depthAt")));
+    const depths = await Promise.all(ids.map((id) => io.redis.hmget(paths.memory(id), ...depthFields)));
     ids.forEach((id, i) => {
       const [value, since] = depths[i] ?? [];
       const state = value != null && since != null ? { value: Number(value), at: since } : undefined;
