@@ -82,6 +82,51 @@ describe("search filters against the read models", () => {
     }
   });
 
+  test("a memory is found exactly while it has not expired, after its expiry changed", async ({ search }) => {
+    // Each document here is replaced when its expiry changes, as in a live index (not one
+    // built in a single pass), with expiries on both sides of now.
+    const now = Date.now();
+    const expiries = {
+      past: "2026-01-01T00:00:00.000Z",
+      farFuture: "2999-01-01T00:00:00.000Z",
+      nextHour: new Date(now + 3_600_000).toISOString(),
+      lifted: null,
+      never: undefined,
+    };
+    const memories = new Map<string, string>();
+    for (const name of Object.keys(expiries)) {
+      memories.set(name, (await search.log.record({ content: `Orchid greenhouse notes: ${name}.` })).id);
+    }
+    await search.log.change(memories.get("lifted") as string, "memory.invalidated", {
+      invalidAt: expiries.past,
+      reason: null,
+    });
+    for (const [name, invalidAt] of Object.entries(expiries)) {
+      if (invalidAt === undefined) continue;
+      await search.log.change(memories.get(name) as string, "memory.invalidated", {
+        invalidAt,
+        reason: null,
+      });
+    }
+    await search.settle();
+    const ids = (names: string[]) => names.map((n) => memories.get(n) as string).sort();
+    for (const mode of modes) {
+      for (const includeExpired of [false, true]) {
+        const reply = await search.candidates({
+          principal: alice,
+          query: "orchid greenhouse",
+          mode,
+          filters: { includeExpired },
+        });
+        const names = Object.keys(expiries).filter((n) => includeExpired || n !== "past");
+        expect(
+          reply.candidates.map((c) => c.id).sort(),
+          `${mode}, expired ${includeExpired ? "included" : "left out"}`,
+        ).toEqual(ids(names));
+      }
+    }
+  });
+
   test("a NUL character in a filter or a query is refused by name, not sent to a read model", async ({
     search,
   }) => {

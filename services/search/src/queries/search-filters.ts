@@ -16,14 +16,14 @@ function range(field: string, from: string | undefined, to: string | undefined):
 }
 
 /**
- * "Not expired" as the expired memories left out: every memory has an `invalid_at` (one that
- * never expires, the year 9999), and RediSearch walks the matches of a range to intersect it,
- * so the range over the few expired memories costs next to nothing where the range over the
- * unexpired walked nearly every memory of every tenant (at 100,000 memories about 0.7 of a
- * 2.1 ms match).
+ * "Not expired" as the range of the unexpired (every memory has an `invalid_at`; one that never
+ * expires, the year 9999). Not as the expired range left out, which would walk only the few
+ * expired memories: RediSearch's negation of a numeric range also leaves out a replaced
+ * document whose range node holds an expired value (RediSearch 1.2; its numeric negation has
+ * open reports in later versions too), so a memory given a future expiry went missing.
  */
 function notExpired(now: number): string {
-  return `-@invalid_at:[-inf ${Math.min(now, neverExpires - 1)}]`;
+  return `@invalid_at:[(${Math.min(now, neverExpires - 1)} +inf]`;
 }
 
 /**

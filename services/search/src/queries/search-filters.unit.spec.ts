@@ -12,7 +12,7 @@ describe("search filters", () => {
       "@visible_to:{global|m61636d65|a61636d65x616c696365}",
       "@tier:{memory}",
       "@status:{active}",
-      `-@invalid_at:[-inf ${now}]`,
+      `@invalid_at:[(${now} +inf]`,
     ]);
     const sql = vectorFilter(alice, filters, now);
     expect(sql.sql).toBe(

@@ -17,7 +17,7 @@ import { normalizeTag } from "./query-syntax.ts";
  */
 export const lexicalAnalysisVersion = "terms-v2";
 
-/** `invalid_at` of a memory that never expires (9999-12-31): every memory has one, so "expired" is one range. */
+/** `invalid_at` of a memory that never expires (9999-12-31): every memory has one, so "not expired" is one range. */
 export const neverExpires = 253_402_300_799_000;
 
 /** The one text field (BM25 over the analysed terms) and exact tag / numeric filter fields. */
