@@ -20,6 +20,7 @@ import {
   listAllQuery,
   type MemoryDocument,
   type ParsedCandidatesRequest,
+  type Principal,
   type RetrievalSettings,
   type RetrieverName,
 } from "@cairn/contracts";
@@ -146,10 +147,10 @@ type TenantViews = {
   plain: LexicalText | null;
 };
 
-function tenantViews(models: ReadModels, tenant: string, plain: LexicalText | null): TenantViews {
+function tenantViews(models: ReadModels, principal: Principal, plain: LexicalText | null): TenantViews {
   const terms = plain?.weighted.map((w) => w.term) ?? [];
   const read = () => {
-    const view = models.lexical.tenantView(tenant, terms);
+    const view = models.lexical.tenantView(principal, terms);
     // Read now, awaited by whichever stage needs it first; a failure is that stage's.
     view.catch(() => undefined);
     return view;
@@ -182,7 +183,12 @@ async function lexicalOnce(
   if (g === null) return none();
   if (isListing(request)) {
     // A listing: the filters alone, newest first (no text to score).
-    const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
+    const filters = lexicalFilterClauses(
+      request.principal,
+      request.filters,
+      models.now(),
+      view.earliestExpiry,
+    );
     if (filters === null) return none();
     const documents = await models.lexical.listDocuments(g, filters.join(" "), limit);
     return {
@@ -199,7 +205,7 @@ async function lexicalOnce(
     plain !== null && view.synonyms.length === 0
       ? plain
       : lexicalText(request.query, request.expansions, view.synonyms);
-  const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
+  const filters = lexicalFilterClauses(request.principal, request.filters, models.now(), view.earliestExpiry);
   if (text.clause === null || filters === null) return none(text.synonymsApplied);
   // The statistics first: they say which terms are too common to match on. The view holds
   // those of the query's own terms; a synonym's are read now.
@@ -326,14 +332,18 @@ async function episodeSpread(
   views: TenantViews,
 ): Promise<SpreadOptions | undefined> {
   if (!request.episodes || retrieval.episodeSpread <= 0 || isListing(request)) return undefined;
-  const filters = lexicalFilterClauses(request.principal, request.filters, models.now());
-  if (filters === null) return undefined;
+  const filtersFor = (earliestExpiry?: number | null) =>
+    lexicalFilterClauses(request.principal, request.filters, models.now(), earliestExpiry);
+  if (filtersFor() === null) return undefined;
   return {
     spread: retrieval.episodeSpread,
     sources: Math.min(request.candidateK, maxEpisodeSources),
     neighbours: async (memories) => {
-      const g = (await views.current()).generation;
-      return g === null ? new Map() : models.lexical.episodeNeighbourIds(g, memories, filters);
+      const view = await views.current();
+      const filters = filtersFor(view.earliestExpiry);
+      return view.generation === null || filters === null
+        ? new Map()
+        : models.lexical.episodeNeighbourIds(view.generation, memories, filters);
     },
   };
 }
@@ -424,7 +434,7 @@ export async function rankCandidates(models: ReadModels, asked: ParsedCandidates
     needs.includes("lexical") && !isListing(request)
       ? lexicalText(request.query, request.expansions, [])
       : null;
-  const views = tenantViews(models, request.principal.tenant, plain);
+  const views = tenantViews(models, request.principal, plain);
   const retrieval = await retrievalOf(views);
   const relevance = (vectorWeight: number): Relevance => ({
     vectorWeight,

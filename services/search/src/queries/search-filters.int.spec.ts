@@ -127,6 +127,56 @@ describe("search filters against the read models", () => {
     }
   });
 
+  test("a memory is found until its expiry passes, with no write in between, and again once lifted", async ({
+    search,
+  }) => {
+    const found = async (principal: typeof alice) => {
+      const ids: string[][] = [];
+      for (const mode of modes) {
+        const reply = await search.candidates({ principal, query: "orchid greenhouse", mode });
+        ids.push(reply.candidates.map((c) => c.id).sort());
+      }
+      // Every mode agrees.
+      expect(new Set(ids.map((list) => list.join()))).toHaveProperty("size", 1);
+      return ids[0] as string[];
+    };
+    const lasting = await search.log.record({ content: "Orchid greenhouse notes that never expire." });
+    const soon = await search.log.record({ content: "Orchid greenhouse notes that expire soon." });
+    // Another tenant's global memory, expired: seen by everyone, and left out for everyone.
+    const olga = principals.olga;
+    const elsewhere = await search.log.record({
+      content: "Orchid greenhouse notes from elsewhere.",
+      scope: "global",
+      author: { tenant: olga.tenant, agent: olga.agent },
+    });
+    await search.log.change(
+      elsewhere.id,
+      "memory.invalidated",
+      { invalidAt: "2026-01-01T00:00:00.000Z", reason: null },
+      { author: { tenant: olga.tenant, agent: olga.agent } },
+    );
+    const expiresAt = Date.now() + 2_000;
+    await search.log.change(soon.id, "memory.invalidated", {
+      invalidAt: new Date(expiresAt).toISOString(),
+      reason: null,
+    });
+    await search.settle();
+    expect(await found(alice)).toEqual([lasting.id, soon.id].sort());
+    expect(await found(olga)).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 100));
+    expect(await found(alice)).toEqual([lasting.id]);
+    await search.log.change(soon.id, "memory.invalidated", { invalidAt: null, reason: null });
+    await search.log.change(
+      elsewhere.id,
+      "memory.invalidated",
+      { invalidAt: null, reason: null },
+      { author: { tenant: olga.tenant, agent: olga.agent } },
+    );
+    await search.settle();
+    expect(await found(alice)).toEqual([lasting.id, soon.id, elsewhere.id].sort());
+    expect(await found(olga)).toEqual([elsewhere.id]);
+  });
+
   test("a NUL character in a filter or a query is refused by name, not sent to a read model", async ({
     search,
   }) => {

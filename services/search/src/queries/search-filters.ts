@@ -27,13 +27,25 @@ function notExpired(now: number): string {
 }
 
 /**
+ * Whether nothing the principal may see has expired: the earliest expiry among it (its tenant
+ * view's; null when none has one) lies ahead. Unknown (undefined) is not nothing.
+ */
+function nothingExpired(earliestExpiry: number | null | undefined, now: number): boolean {
+  return earliestExpiry === null || (earliestExpiry !== undefined && earliestExpiry > now);
+}
+
+/**
  * Visibility and filters as RediSearch clauses (intersected with the text part); `null` when
- * the filters can match nothing (a tag or project of only separators).
+ * the filters can match nothing (a tag or project of only separators). With the earliest
+ * expiry of what the principal may see (`TenantView.earliestExpiry`), "not expired" is asked
+ * only when something may have expired: the range of the unexpired is most of an index, and
+ * intersecting it is about a third of a match's work at 100,000 memories.
  */
 export function lexicalFilterClauses(
   principal: Principal,
   filters: SearchFilters,
   now: number,
+  earliestExpiry?: number | null,
 ): string[] | null {
   const clauses: (string | null)[] = [
     lexicalVisibility(principal),
@@ -47,7 +59,7 @@ export function lexicalFilterClauses(
     filters.agent !== undefined ? `@agent:{${identityTag(filters.agent)}}` : null,
     range("created", filters.createdFrom, filters.createdTo),
     range("updated", filters.updatedFrom, filters.updatedTo),
-    filters.includeExpired ? null : notExpired(now),
+    filters.includeExpired || nothingExpired(earliestExpiry, now) ? null : notExpired(now),
   ];
   const emptyValue =
     (filters.tags ?? []).some((t) => normalizeTag(t) === "") ||

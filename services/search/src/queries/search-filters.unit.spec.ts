@@ -30,6 +30,17 @@ describe("search filters", () => {
     ]);
   });
 
+  test("'not expired' is asked unless the earliest expiry the principal may see lies ahead", () => {
+    const filters = SearchFiltersSchema.parse({});
+    const asked = (earliest?: number | null) =>
+      (lexicalFilterClauses(alice, filters, now, earliest) ?? []).some((c) => c.startsWith("@invalid_at"));
+    expect(asked(undefined)).toBe(true);
+    expect(asked(now - 1)).toBe(true);
+    expect(asked(now)).toBe(true);
+    expect(asked(now + 1)).toBe(false);
+    expect(asked(null)).toBe(false);
+  });
+
   test("a filter value of only separators matches nothing rather than everything", () => {
     expect(lexicalFilterClauses(alice, SearchFiltersSchema.parse({ tags: [","] }), now)).toBeNull();
     expect(lexicalFilterClauses(alice, SearchFiltersSchema.parse({ project: ",," }), now)).toBeNull();

@@ -11,11 +11,12 @@ import { memoryTerms } from "@cairn/text-analysis";
 import { normalizeTag } from "./query-syntax.ts";
 
 /**
- * Changes whenever what `terms` or `visible_to` holds changes: a generation built by another
- * version is rebuilt (search does it at start), and until then it is read by its own fields
- * (text from `json`, visibility from `tenant`, `scope` and `agent`).
+ * Changes whenever what `terms`, `visible_to` or the expiry sets hold changes: a generation
+ * built by another version is rebuilt (search does it at start), and until then it is read by
+ * its own fields (text from `json`, visibility from `tenant`, `scope` and `agent`, "not
+ * expired" always asked).
  */
-export const lexicalAnalysisVersion = "terms-v2";
+export const lexicalAnalysisVersion = "terms-v3";
 
 /** `invalid_at` of a memory that never expires (9999-12-31): every memory has one, so "not expired" is one range. */
 export const neverExpires = 253_402_300_799_000;
@@ -76,6 +77,21 @@ export function visibleTags(principal: Principal): string[] {
   const tenant = identityTag(principal.tenant);
   if (principal.primary) return ["global", `t${tenant}`];
   return ["global", `m${tenant}`, `a${tenant}x${identityTag(principal.agent)}`];
+}
+
+/**
+ * The expiry sets a document with an expiry is kept in (sorted sets of memory ids by
+ * `invalid_at`, next to the index): its tenant's, and the global one for a global memory. A
+ * principal sees a subset of its tenant's set and the global set (`visibleExpirySets`): while
+ * the earliest expiry of both lies ahead, nothing it may see has expired.
+ */
+export function expirySets(doc: MemoryDocument): string[] {
+  const own = `t:${identityTag(doc.tenant)}`;
+  return doc.scope === "global" ? [own, "global"] : [own];
+}
+
+export function visibleExpirySets(principal: Principal): [string, string] {
+  return [`t:${identityTag(principal.tenant)}`, "global"];
 }
 
 /**

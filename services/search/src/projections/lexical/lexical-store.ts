@@ -6,6 +6,7 @@ import {
   defaultRetrievalSettings,
   type MemoryDocument,
   MemoryDocumentSchema,
+  type Principal,
   type RetrievalSettings,
   RetrievalSettingsSchema,
 } from "@cairn/contracts";
@@ -24,11 +25,13 @@ import {
   documentTerms,
   type EpisodePlace,
   episodePlace,
+  expirySets,
   identityTag,
   lexicalAnalysisVersion,
   lexicalSchema,
   placeOfFields,
   visibilityByFields,
+  visibleExpirySets,
 } from "./lexical-index.ts";
 import {
   parseStatistics,
@@ -61,6 +64,11 @@ export type TenantView = {
   retrieval: RetrievalSettings;
   /** The statistics of the terms asked for with the view, in the same generation. */
   statistics?: TenantStatistics;
+  /**
+   * The earliest expiry (ms) of the memories the view's principal may see that have one; null
+   * when none has; undefined when the generation does not keep expiries (an older version).
+   */
+  earliestExpiry?: number | null;
 };
 
 export type LexicalStore = {
@@ -68,10 +76,11 @@ export type LexicalStore = {
   readonly generations: RedisGenerations;
   activeGeneration(): Promise<number | null>;
   /**
-   * The serving generation with the tenant's synonyms and retrieval settings, and the
-   * statistics of `terms` there (a query's own terms), in one round trip.
+   * The serving generation with the principal's tenant's synonyms and retrieval settings, the
+   * earliest expiry of what the principal may see, and the statistics of `terms` there (a
+   * query's own terms), in one round trip.
    */
-  tenantView(tenant: string, terms?: readonly string[]): Promise<TenantView>;
+  tenantView(principal: Principal, terms?: readonly string[]): Promise<TenantView>;
   checkpoint(generation: number): Promise<number>;
   loadDocuments(generation: number, ids: readonly string[]): Promise<Map<string, MemoryDocument>>;
   loadDocument(generation: number, id: string): Promise<MemoryDocument | null>;
@@ -130,17 +139,27 @@ export type LexicalStore = {
 export type LexicalStoreOptions = { redis: Redis; module: RediSearchModule; prefix: string };
 
 /**
- * KEYS: the active generation's pointer. ARGV: the generations' base key, the tenant, the
- * tenant's statistics hash inside a generation, then the fields of it to read. Answers the
- * generation, the tenant's synonyms and retrieval settings in it (nil when absent), and those
- * fields of its statistics.
+ * KEYS: the active generation's pointer. ARGV: the generations' base key, the tenant, the two
+ * expiry sets the principal sees and the tenant's statistics hash inside a generation, then the
+ * fields of it to read. Answers the generation, the tenant's synonyms and retrieval settings in
+ * it (nil when absent), the earliest expiry of each set (nil when empty), and those fields of
+ * its statistics.
  */
 const tenantViewScript = `
 local g = redis.call('GET', KEYS[1])
-if not g then return {false, false, false} end
+if not g then return {false, false, false, false, false} end
 local prefix = ARGV[1] .. 'g' .. g .. ':'
-local out = {g, redis.call('HGET', prefix .. 'synonyms', ARGV[2]), redis.call('HGET', prefix .. 'retrieval', ARGV[2])}
-if #ARGV > 3 then out[4] = redis.call('HMGET', prefix .. ARGV[3], unpack(ARGV, 4)) end
+local function earliest(set)
+  return redis.call('ZRANGE', prefix .. set, 0, 0, 'WITHSCORES')[2] or false
+end
+local out = {
+  g,
+  redis.call('HGET', prefix .. 'synonyms', ARGV[2]),
+  redis.call('HGET', prefix .. 'retrieval', ARGV[2]),
+  earliest(ARGV[3]),
+  earliest(ARGV[4]),
+}
+if #ARGV > 5 then out[6] = redis.call('HMGET', prefix .. ARGV[5], unpack(ARGV, 6)) end
 return out
 `;
 
@@ -203,6 +222,8 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
   const retrievalKey = (g: number) => `${gen(g)}retrieval`;
   const statsPath = (tenant: string) => `stats:${tenant}`;
   const statsKey = (g: number) => (tenant: string) => `${gen(g)}${statsPath(tenant)}`;
+  const expiryPath = (set: string) => `expiring:${set}`;
+  const expiryKey = (g: number, set: string) => `${gen(g)}${expiryPath(set)}`;
   const analysed = new Map<number, boolean>();
 
   async function createIndex(g: number): Promise<void> {
@@ -277,6 +298,26 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     ];
   }
 
+  /**
+   * A document's place in the expiry sets: out of the sets its previous version was kept in
+   * and it is not, into its own while it has an expiry (a set never misses a memory that has
+   * one; a stale member only makes queries ask "not expired" when they need not).
+   */
+  function expiryCommands(
+    g: number,
+    doc: MemoryDocument,
+    previous: MemoryDocument | undefined,
+  ): RedisCommand[] {
+    const now = doc.invalidAt === null ? [] : expirySets(doc);
+    const before = previous === undefined || previous.invalidAt === null ? [] : expirySets(previous);
+    const commands: RedisCommand[] = before
+      .filter((set) => !now.includes(set))
+      .map((set) => ["ZREM", expiryKey(g, set), doc.id]);
+    for (const set of now)
+      commands.push(["ZADD", expiryKey(g, set), String(Date.parse(doc.invalidAt as string)), doc.id]);
+    return commands;
+  }
+
   /** A query as generation `g` reads it: an index of an older version by its own fields. */
   async function queryFor(g: number, query: string): Promise<string> {
     return (await hasCurrentAnalysis(g)) ? query : visibilityByFields(query);
@@ -315,22 +356,33 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     indexName,
     docKey,
     activeGeneration: () => generations.active(),
-    async tenantView(tenant, terms = []) {
-      const [g, synonyms, retrieval, statistics] = (await redis.eval(
+    async tenantView(principal, terms = []) {
+      const [g, synonyms, retrieval, ownExpiry, globalExpiry, statistics] = (await redis.eval(
         tenantViewScript,
         1,
         `${base}active`,
         base,
-        tenant,
-        statsPath(tenant),
+        principal.tenant,
+        ...visibleExpirySets(principal).map(expiryPath),
+        statsPath(principal.tenant),
         ...(terms.length > 0 ? statisticsFields(terms) : []),
-      )) as [string | null, string | null, string | null, (string | null)[] | undefined];
+      )) as [
+        string | null,
+        string | null,
+        string | null,
+        string | null,
+        string | null,
+        (string | null)[] | undefined,
+      ];
       const generation = g === null || g === undefined ? null : Number(g);
+      const expiries = [ownExpiry, globalExpiry].flatMap((e) => (e == null ? [] : [Number(e)]));
+      const keepsExpiries = generation !== null && (await hasCurrentAnalysis(generation));
       return {
         generation,
         synonyms: parseSynonyms(synonyms ?? null),
         retrieval: parseRetrieval(retrieval ?? null),
         ...(generation !== null && statistics ? { statistics: parseStatistics(terms, statistics) } : {}),
+        ...(keepsExpiries ? { earliestExpiry: expiries.length > 0 ? Math.min(...expiries) : null } : {}),
       };
     },
     checkpoint: (g) => generations.checkpoint(g),
@@ -372,7 +424,11 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
         return terms;
       };
       const commands = writes.flatMap((w): RedisCommand[] => {
-        if (w.kind === "document") return documentCommands(g, w.document, termsOf(w.document));
+        if (w.kind === "document")
+          return [
+            ...documentCommands(g, w.document, termsOf(w.document)),
+            ...expiryCommands(g, w.document, w.previous),
+          ];
         if (w.kind === "synonyms") return [["HSET", synonymsKey(g), w.tenant, JSON.stringify(w.groups)]];
         return [["HSET", retrievalKey(g), w.tenant, JSON.stringify(w.settings)]];
       });
