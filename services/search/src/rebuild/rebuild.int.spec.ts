@@ -269,10 +269,20 @@ describe("rebuild", () => {
     const ids: string[] = [];
     for (let i = 0; i < 30; i += 1)
       ids.push((await search.log.record({ content: `deployments of fern ${i}` })).id);
+    const expired = await search.log.record({ content: "deployments of fern, expired" });
+    await search.log.change(expired.id, "memory.invalidated", {
+      invalidAt: "2026-01-01T00:00:00.000Z",
+      reason: null,
+    });
     await search.settle();
     const old = (await inspect.generations()).lexical as number;
-    // As an older version left it: no version recorded on the generation.
-    await inspect.models.redis.del(`${inspect.models.lexicalStore.generations.prefix(old)}version`);
+    // As an older version left it: no version recorded on the generation, and no expiry sets
+    // (so "not expired" must be asked of it).
+    const prefix = inspect.models.lexicalStore.generations.prefix(old);
+    await inspect.models.redis.del(`${prefix}version`);
+    const sets = await inspect.models.redis.keys(`${prefix}expiring:*`);
+    expect(sets.length).toBeGreaterThan(0);
+    await inspect.models.redis.del(...sets);
     await search.restartService();
     // While the rebuild runs, the old generation answers by its own fields.
     const serving = await search.candidates({ principal: alice, query: "deploying ferns", mode: "lexical" });
@@ -283,7 +293,7 @@ describe("rebuild", () => {
     expect(await inspect.models.lexicalStore.generations.version(fresh)).toBe(lexicalAnalysisVersion);
     const found = await search.candidates({ principal: alice, query: "deploying ferns", mode: "lexical" });
     expect(found.candidates.map((c) => c.id).sort()).toEqual([...ids].sort());
-    await expectCurrentWithLog(search, inspect, ids);
+    await expectCurrentWithLog(search, inspect, [...ids, expired.id]);
   });
 
   test("a vector generation of single-precision embeddings with documents in its rows answers and takes writes, and is rebuilt at start", async ({
