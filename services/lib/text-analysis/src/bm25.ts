@@ -42,7 +42,26 @@ export function idf(term: string, stats: CollectionStatistics): number {
 export type Bm25Scorer = {
   score(documentTerms: readonly string[]): number;
   coverage(documentTerms: readonly string[]): number;
+  /**
+   * The same over a document's terms as one string, joined by single spaces, and their count:
+   * the query's terms are found in place, and the document's are never split.
+   */
+  scoreText(documentText: string, length: number): number;
+  coverageText(documentText: string): number;
 };
+
+/** How often `term` stands in `text` as a whole term (terms are joined by single spaces). */
+function occurrences(text: string, term: string): number {
+  let n = 0;
+  let at = text.indexOf(term);
+  while (at !== -1) {
+    const end = at + term.length;
+    if ((at === 0 || text.charCodeAt(at - 1) === 32) && (end === text.length || text.charCodeAt(end) === 32))
+      n += 1;
+    at = text.indexOf(term, at + 1);
+  }
+  return n;
+}
 
 export function prepareBm25(query: readonly WeightedTerm[], stats: CollectionStatistics): Bm25Scorer {
   const { k1, b } = bm25Parameters;
@@ -53,6 +72,35 @@ export function prepareBm25(query: readonly WeightedTerm[], stats: CollectionSta
   const idfs = query.map((q) => idf(q.term, stats));
   const tf = new Float64Array(slots.size);
   const counts = new Float64Array(query.length);
+  const distinct = [...slots.keys()];
+  const countText = (text: string) => {
+    distinct.forEach((term, i) => {
+      tf[i] = term === "" ? 0 : occurrences(text, term);
+    });
+    slotOf.forEach((slot, i) => {
+      counts[i] = tf[slot] as number;
+    });
+  };
+  const weighed = (length: number) => {
+    const lengthNorm = 1 - b + (b * length) / Math.max(stats.averageLength, 1);
+    let score = 0;
+    query.forEach(({ weight }, i) => {
+      const f = counts[i] as number;
+      if (!f) return;
+      score += (weight * (idfs[i] as number) * f * (k1 + 1)) / (f + k1 * lengthNorm);
+    });
+    return score;
+  };
+  const covered = () => {
+    let total = 0;
+    let found = 0;
+    query.forEach(({ weight }, i) => {
+      const w = weight * (idfs[i] as number);
+      total += w;
+      if (counts[i]) found += w;
+    });
+    return total > 0 ? found / total : 0;
+  };
   const count = (documentTerms: readonly string[]) => {
     tf.fill(0);
     for (const t of documentTerms) {
@@ -67,25 +115,20 @@ export function prepareBm25(query: readonly WeightedTerm[], stats: CollectionSta
     score(documentTerms) {
       if (documentTerms.length === 0) return 0;
       count(documentTerms);
-      const lengthNorm = 1 - b + (b * documentTerms.length) / Math.max(stats.averageLength, 1);
-      let score = 0;
-      query.forEach(({ weight }, i) => {
-        const f = counts[i] as number;
-        if (!f) return;
-        score += (weight * (idfs[i] as number) * f * (k1 + 1)) / (f + k1 * lengthNorm);
-      });
-      return score;
+      return weighed(documentTerms.length);
     },
     coverage(documentTerms) {
       count(documentTerms);
-      let total = 0;
-      let found = 0;
-      query.forEach(({ weight }, i) => {
-        const w = weight * (idfs[i] as number);
-        total += w;
-        if (counts[i]) found += w;
-      });
-      return total > 0 ? found / total : 0;
+      return covered();
+    },
+    scoreText(documentText, length) {
+      if (length === 0 || documentText === "") return 0;
+      countText(documentText);
+      return weighed(length);
+    },
+    coverageText(documentText) {
+      countText(documentText);
+      return covered();
     },
   };
 }

@@ -231,14 +231,14 @@ async function lexicalOnce(
     if (!hit) return 0;
     let score = scores.get(id);
     if (score === undefined) {
-      score = bm25.score(hit.terms);
+      score = bm25.scoreText(hit.terms, hit.termCount);
       scores.set(id, score);
     }
     return score;
   };
   const coverageOf = (id: string) => {
     const hit = pooled.get(id);
-    return hit ? bm25.coverage(hit.terms) : 0;
+    return hit ? bm25.coverageText(hit.terms) : 0;
   };
   const hits = pool
     .map((hit, order) => ({ id: hit.id, score: scoreOf(hit.id), place: hit.place, order }))

@@ -153,6 +153,8 @@ function millis(timestamp: string | null, fallback: number): string {
 export function documentFields(doc: MemoryDocument, terms: readonly string[] = documentTerms(doc)): string[] {
   const fields: string[] = [
     ...["terms", terms.join(" ")],
+    // Stored, not indexed: BM25 over a match's terms needs their count, not their list.
+    ...["term_count", String(terms.length)],
     ...["tags", tags(doc.tags)],
     ...["entity_tags", tags(doc.entities.map((e) => e.text))],
     ...["key_tags", tags(doc.keys)],

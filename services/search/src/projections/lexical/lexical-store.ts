@@ -54,8 +54,18 @@ export type LexicalWrite =
   | { kind: "synonyms"; tenant: string; groups: string[][] }
   | { kind: "retrieval"; tenant: string; settings: RetrievalSettings };
 
-/** A match with RediSearch's score, its analysed terms (for exact BM25) and its place in its episode. */
-export type LexicalMatch = { id: string; score: number; terms: string[]; place: EpisodePlace | null };
+/**
+ * A match with RediSearch's score, its analysed terms as the index holds them (joined by single
+ * spaces, for exact BM25 without splitting them) and how many there are, and its place in its
+ * episode.
+ */
+export type LexicalMatch = {
+  id: string;
+  score: number;
+  terms: string;
+  termCount: number;
+  place: EpisodePlace | null;
+};
 
 /** What a query of a tenant reads first: the serving generation and the tenant's settings in it. */
 export type TenantView = {
@@ -180,6 +190,16 @@ function parseRetrieval(json: string | null): RetrievalSettings {
   if (json === null) return defaultRetrievalSettings;
   const parsed = RetrievalSettingsSchema.safeParse(JSON.parse(json));
   return parsed.success ? parsed.data : defaultRetrievalSettings;
+}
+
+/** A document's term count as stored with it, or counted (a document written before it was stored). */
+function termCountOf(terms: string, stored: string | undefined): number {
+  const count = Number(stored);
+  if (stored !== undefined && Number.isInteger(count)) return count;
+  if (terms === "") return 0;
+  let n = 1;
+  for (let i = 0; i < terms.length; i += 1) if (terms.charCodeAt(i) === 32) n += 1;
+  return n;
 }
 
 function parseDocument(json: unknown): MemoryDocument | null {
@@ -450,8 +470,9 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
         "SCORER",
         bm25Scorer(module),
         "RETURN",
-        "3",
+        "4",
         current ? "terms" : "json",
+        "term_count",
         "episode",
         "episode_order",
         "LIMIT",
@@ -461,12 +482,13 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       const prefix = docPrefix(g);
       return parseSearchReply(reply, { withScores: true }).map((hit) => {
         const stale = current ? null : parseDocument(hit.fields.get("json"));
-        const text = hit.fields.get("terms") ?? "";
-        const terms = stale ? memoryTerms(stale) : text === "" ? [] : text.split(" ");
+        const staleTerms = stale ? memoryTerms(stale) : null;
+        const terms = staleTerms ? staleTerms.join(" ") : (hit.fields.get("terms") ?? "");
         return {
           id: hit.key.slice(prefix.length),
           score: hit.score,
           terms,
+          termCount: staleTerms?.length ?? termCountOf(terms, hit.fields.get("term_count")),
           place: placeOfFields(hit.fields),
         };
       });
