@@ -73,13 +73,17 @@ export function prepareBm25(query: readonly WeightedTerm[], stats: CollectionSta
   const tf = new Float64Array(slots.size);
   const counts = new Float64Array(query.length);
   const distinct = [...slots.keys()];
+  // Each query entry's count, from its distinct term's.
+  const toEntries = () => {
+    slotOf.forEach((slot, i) => {
+      counts[i] = tf[slot] as number;
+    });
+  };
   const countText = (text: string) => {
     distinct.forEach((term, i) => {
       tf[i] = term === "" ? 0 : occurrences(text, term);
     });
-    slotOf.forEach((slot, i) => {
-      counts[i] = tf[slot] as number;
-    });
+    toEntries();
   };
   const weighed = (length: number) => {
     const lengthNorm = 1 - b + (b * length) / Math.max(stats.averageLength, 1);
@@ -107,9 +111,7 @@ export function prepareBm25(query: readonly WeightedTerm[], stats: CollectionSta
       const i = slots.get(t);
       if (i !== undefined) tf[i] = (tf[i] as number) + 1;
     }
-    slotOf.forEach((slot, i) => {
-      counts[i] = tf[slot] as number;
-    });
+    toEntries();
   };
   return {
     score(documentTerms) {

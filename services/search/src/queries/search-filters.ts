@@ -18,9 +18,10 @@ function range(field: string, from: string | undefined, to: string | undefined):
 /**
  * "Not expired" as the range of the unexpired (every memory has an `invalid_at`; one that never
  * expires, the year 9999). Not as the expired range left out, which would walk only the few
- * expired memories: RediSearch's negation of a numeric range also leaves out a replaced
- * document whose range node holds an expired value (RediSearch 1.2; its numeric negation has
- * open reports in later versions too), so a memory given a future expiry went missing.
+ * expired memories: once documents have been replaced, RediSearch's negation of a numeric
+ * range can also leave out a document whose value is not in the range (RediSearch 1.2; its
+ * numeric negation has open reports in later versions too), so a memory given a future expiry
+ * went missing.
  */
 function notExpired(now: number): string {
   return `@invalid_at:[(${Math.min(now, neverExpires - 1)} +inf]`;
