@@ -11,12 +11,12 @@ import { memoryTerms } from "@cairn/text-analysis";
 import { normalizeTag } from "./query-syntax.ts";
 
 /**
- * Changes whenever what `terms`, `visible_to` or the expiry sets hold changes: a generation
- * built by another version is rebuilt (search does it at start), and until then it is read by
- * its own fields (text from `json`, visibility from `tenant`, `scope` and `agent`, "not
- * expired" always asked).
+ * Changes whenever what `terms`, `visible_to`, the expiry sets or a document's match payload
+ * hold changes: a generation built by another version is rebuilt (search does it at start),
+ * and until then it is read by its own fields (text from `json`, visibility from `tenant`,
+ * `scope` and `agent`, "not expired" always asked).
  */
-export const lexicalAnalysisVersion = "terms-v3";
+export const lexicalAnalysisVersion = "terms-v4";
 
 /** `invalid_at` of a memory that never expires (9999-12-31): every memory has one, so "not expired" is one range. */
 export const neverExpires = 253_402_300_799_000;
@@ -122,15 +122,56 @@ export function documentTerms(doc: MemoryDocument): string[] {
 }
 
 /** A memory's place in its episode: the order it was given, else its creation time. */
-export function episodeOrder(doc: MemoryDocument): number {
+export function episodeOrder(doc: Pick<MemoryDocument, "episode" | "createdAt">): number {
   return doc.episode?.order ?? Date.parse(doc.createdAt);
 }
 
 /** The episode a memory was written in and its place there (what episode neighbours are found by). */
 export type EpisodePlace = { id: string; order: number };
 
-export function episodePlace(doc: MemoryDocument): EpisodePlace | null {
+export function episodePlace(doc: Pick<MemoryDocument, "episode" | "createdAt">): EpisodePlace | null {
   return doc.episode ? { id: doc.episode.id, order: episodeOrder(doc) } : null;
+}
+
+/** What a lexical match needs of a document: its analysed terms, their count and its episode place. */
+export type MatchPayload = { terms: string; termCount: number; place: EpisodePlace | null };
+
+/**
+ * What a match needs of a document, kept with it in the index (FT.ADD's PAYLOAD on 1.x) so that
+ * FT.SEARCH answers it from the index (WITHPAYLOADS) without reading each hit's hash, which is
+ * what RETURN does and about half of a match's time. Its term count, its place in its episode
+ * (its order, then its id hex-encoded; both empty without one) and its analysed terms,
+ * `|`-separated, the terms last (read as the rest).
+ */
+export function matchPayload(
+  doc: Pick<MemoryDocument, "episode" | "createdAt">,
+  terms: readonly string[],
+): string {
+  const place = episodePlace(doc);
+  return [terms.length, place ? place.order : "", place ? identityTag(place.id) : "", terms.join(" ")].join(
+    "|",
+  );
+}
+
+/** A match payload read back; null when it is not one (a document written without it). */
+export function parseMatchPayload(payload: string | null | undefined): MatchPayload | null {
+  if (typeof payload !== "string") return null;
+  const first = payload.indexOf("|");
+  const second = payload.indexOf("|", first + 1);
+  const third = payload.indexOf("|", second + 1);
+  if (first < 0 || second < 0 || third < 0) return null;
+  const termCount = Number(payload.slice(0, first));
+  if (!Number.isInteger(termCount) || termCount < 0) return null;
+  const order = payload.slice(first + 1, second);
+  const episode = payload.slice(second + 1, third);
+  return {
+    terms: payload.slice(third + 1),
+    termCount,
+    place:
+      order === "" || !Number.isFinite(Number(order))
+        ? null
+        : { id: Buffer.from(episode, "hex").toString("utf8"), order: Number(order) },
+  };
 }
 
 /** The place a hash's `episode` and `episode_order` fields hold (null without an episode). */

@@ -29,6 +29,8 @@ import {
   identityTag,
   lexicalAnalysisVersion,
   lexicalSchema,
+  matchPayload,
+  parseMatchPayload,
   placeOfFields,
   visibilityByFields,
   visibleExpirySets,
@@ -207,26 +209,33 @@ function parseDocument(json: unknown): MemoryDocument | null {
   return MemoryDocumentSchema.parse(JSON.parse(json));
 }
 
-type SearchHit = { key: string; score: number; fields: Map<string, string> };
+type SearchHit = { key: string; score: number; payload: string | null; fields: Map<string, string> };
+
+/** The hash fields a match reads when a document has no payload (see `matchPayload`). */
+const matchFields = ["terms", "term_count", "episode", "episode_order"] as const;
 
 /**
- * FT.SEARCH replies as a flat list: total, then per hit key, [score], [field, value, ...]
- * (no field list with NOCONTENT).
+ * FT.SEARCH replies as a flat list: total, then per hit key, [score], [payload],
+ * [field, value, ...] (no field list with NOCONTENT).
  */
 function parseSearchReply(
   reply: unknown[],
-  options: { withScores?: boolean; noContent?: boolean } = {},
+  options: { withScores?: boolean; withPayloads?: boolean; noContent?: boolean } = {},
 ): SearchHit[] {
   const hits: SearchHit[] = [];
-  const step = 1 + (options.withScores ? 1 : 0) + (options.noContent ? 0 : 1);
+  const scoreAt = 1;
+  const payloadAt = scoreAt + (options.withScores ? 1 : 0);
+  const fieldsAt = payloadAt + (options.withPayloads ? 1 : 0);
+  const step = fieldsAt + (options.noContent ? 0 : 1);
   for (let i = 1; i + step - 1 < reply.length; i += step) {
     const key = String(reply[i]);
-    const score = options.withScores ? Number(reply[i + 1]) : 0;
-    const list = options.noContent ? null : (reply[i + step - 1] as unknown[] | null);
+    const score = options.withScores ? Number(reply[i + scoreAt]) : 0;
+    const payload = options.withPayloads ? (reply[i + payloadAt] as string | null) : null;
+    const list = options.noContent ? null : (reply[i + fieldsAt] as unknown[] | null);
     const fields = new Map<string, string>();
     for (let f = 0; list && f + 1 < list.length; f += 2)
       fields.set(String(list[f]), String(list[f + 1] ?? ""));
-    hits.push({ key, score, fields });
+    hits.push({ key, score, payload: typeof payload === "string" ? payload : null, fields });
   }
   return hits;
 }
@@ -311,7 +320,19 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     const key = docKey(g, doc.id);
     const fields = documentFields(doc, terms);
     if (module.generation === 1)
-      return [["FT.ADD", indexName(g), key, "1.0", "REPLACE", "FIELDS", ...fields]];
+      return [
+        [
+          "FT.ADD",
+          indexName(g),
+          key,
+          "1.0",
+          "REPLACE",
+          "PAYLOAD",
+          matchPayload(doc, terms),
+          "FIELDS",
+          ...fields,
+        ],
+      ];
     return [
       ["DEL", key],
       ["HSET", key, ...fields],
@@ -459,8 +480,10 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
     hasCurrentAnalysis,
     async match(g, text, filters, limit) {
       const current = await hasCurrentAnalysis(g);
+      // On 1.x the index keeps what a match needs as each document's payload: no hash is read.
       // An index of an older analysis has no `terms` field: its text fields take the clause,
       // and its documents are analysed here.
+      const payloads = current && module.generation === 1;
       const reply = (await redis.call(
         "FT.SEARCH",
         indexName(g),
@@ -469,23 +492,40 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
         "WITHSCORES",
         "SCORER",
         bm25Scorer(module),
-        "RETURN",
-        "4",
-        current ? "terms" : "json",
-        "term_count",
-        "episode",
-        "episode_order",
+        ...(payloads
+          ? ["NOCONTENT", "WITHPAYLOADS"]
+          : ["RETURN", "4", current ? "terms" : "json", "term_count", "episode", "episode_order"]),
         "LIMIT",
         "0",
         String(limit),
       )) as unknown[];
       const prefix = docPrefix(g);
-      return parseSearchReply(reply, { withScores: true }).map((hit) => {
+      const hits = parseSearchReply(reply, { withScores: true, withPayloads: payloads, noContent: payloads });
+      // A document written without a payload (by a copy of search from before it) is read by its fields.
+      const unpaid = hits.filter((hit) => payloads && parseMatchPayload(hit.payload) === null);
+      if (unpaid.length > 0) {
+        const pipeline = redis.pipeline();
+        for (const hit of unpaid) pipeline.hmget(hit.key, ...matchFields);
+        const replies = (await pipeline.exec()) ?? [];
+        unpaid.forEach((hit, i) => {
+          const [error, values] = replies[i] ?? [null, null];
+          if (error) throw error;
+          const list = (values as (string | null)[] | null) ?? [];
+          matchFields.forEach((field, f) => {
+            const value = list[f];
+            if (value != null) hit.fields.set(field, value);
+          });
+        });
+      }
+      return hits.map((hit) => {
+        const id = hit.key.slice(prefix.length);
+        const paid = payloads ? parseMatchPayload(hit.payload) : null;
+        if (paid) return { id, score: hit.score, ...paid };
         const stale = current ? null : parseDocument(hit.fields.get("json"));
         const staleTerms = stale ? memoryTerms(stale) : null;
         const terms = staleTerms ? staleTerms.join(" ") : (hit.fields.get("terms") ?? "");
         return {
-          id: hit.key.slice(prefix.length),
+          id,
           score: hit.score,
           terms,
           termCount: staleTerms?.length ?? termCountOf(terms, hit.fields.get("term_count")),
