@@ -428,6 +428,11 @@ export async function rankCandidates(models: ReadModels, asked: ParsedCandidates
   );
   const positions = Object.fromEntries(Object.entries(waited).filter(([n]) => !down.has(n as RetrieverName)));
   const k = request.candidateK;
+  // The vector retriever needs nothing of the tenant's view: it starts now, while the view is
+  // read (its failure is answered where it is awaited).
+  const vectorRun =
+    request.mode === "lexical" || down.has("vector") ? null : vectorCandidates(models, request, k);
+  vectorRun?.catch(() => undefined);
   // The statistics of the query's terms and expansions are read with the view (a listing, or a
   // search without the lexical retriever, scores no text).
   const plain =
@@ -455,7 +460,7 @@ export async function rankCandidates(models: ReadModels, asked: ParsedCandidates
     };
   }
   if (request.mode === "vector") {
-    const vector = await vectorCandidates(models, request, k);
+    const vector = await (vectorRun as NonNullable<typeof vectorRun>);
     return {
       ...(await fuse(null, vector.hits, k, relevance(1))),
       position: positions.vector ?? 0,
@@ -475,7 +480,7 @@ export async function rankCandidates(models: ReadModels, asked: ParsedCandidates
     down.has("lexical")
       ? skipped("lexical")
       : lexicalCandidates(models, request, Math.min(500, k * 2), views),
-    down.has("vector") ? skipped("vector") : vectorCandidates(models, request, k),
+    vectorRun ?? skipped("vector"),
   ]);
   if (lexical.status === "rejected" && vector.status === "rejected") throw lexical.reason as CairnError;
   const unavailable: RetrieverName[] = [];
