@@ -501,8 +501,9 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       )) as unknown[];
       const prefix = docPrefix(g);
       const hits = parseSearchReply(reply, { withScores: true, withPayloads: payloads, noContent: payloads });
+      const paid = hits.map((hit) => (payloads ? parseMatchPayload(hit.payload) : null));
       // A document written without a payload (by a copy of search from before it) is read by its fields.
-      const unpaid = hits.filter((hit) => payloads && parseMatchPayload(hit.payload) === null);
+      const unpaid = payloads ? hits.filter((_, i) => paid[i] === null) : [];
       if (unpaid.length > 0) {
         const pipeline = redis.pipeline();
         for (const hit of unpaid) pipeline.hmget(hit.key, ...matchFields);
@@ -517,10 +518,10 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
           });
         });
       }
-      return hits.map((hit) => {
+      return hits.map((hit, i) => {
         const id = hit.key.slice(prefix.length);
-        const paid = payloads ? parseMatchPayload(hit.payload) : null;
-        if (paid) return { id, score: hit.score, ...paid };
+        const payload = paid[i];
+        if (payload) return { id, score: hit.score, ...payload };
         const stale = current ? null : parseDocument(hit.fields.get("json"));
         const staleTerms = stale ? memoryTerms(stale) : null;
         const terms = staleTerms ? staleTerms.join(" ") : (hit.fields.get("terms") ?? "");
