@@ -207,17 +207,25 @@ describe("MCP over streamable HTTP", () => {
       content: "zebra private note",
       scope: "agent",
     });
-    const slotsSeenBy = async (key: KeyName) => {
-      const { client } = await mcpClient(key);
-      const r = await call(client, "memory_search", { query: "zebra" });
+    const readers = {
+      bob: (await mcpClient("bob")).client,
+      lead: (await mcpClient("lead")).client,
+      outsider: (await mcpClient("outsider")).client,
+    };
+    const slotsSeenBy = async (key: keyof typeof readers) => {
+      const r = await call(readers[key], "memory_search", { query: "zebra" });
       // Other tests' memories share the tenant; the zebra ones are what visibility decides.
       return (r.structuredContent.results as { slot: string }[])
         .map((x) => x.slot)
         .filter((slot) => slot.startsWith("zebra/"))
         .sort();
     };
+    // Another key's read is eventual: once the primary agent sees both, both are searchable,
+    // and what the others see is what visibility decides.
+    await expect
+      .poll(() => slotsSeenBy("lead"), { timeout: 20_000 })
+      .toEqual(["zebra/private", "zebra/team"]);
     expect(await slotsSeenBy("bob")).toEqual(["zebra/team"]);
-    expect(await slotsSeenBy("lead")).toEqual(["zebra/private", "zebra/team"]);
     expect(await slotsSeenBy("outsider")).toEqual([]);
   });
 
