@@ -247,8 +247,12 @@ describe("MCP over streamable HTTP", () => {
       }
     }
     const { client: rita } = await mcpClient("reviewer");
-    const list = await call(rita, "memory_inbox_list", {});
-    expect((list.structuredContent.proposals as { id: string }[]).some((p) => p.id === id)).toBe(true);
+    // Another key's read is eventual: the proposal is listed once it is projected.
+    const listed = async () => {
+      const list = await call(rita, "memory_inbox_list", {});
+      return (list.structuredContent.proposals as { id: string }[]).some((p) => p.id === id);
+    };
+    await expect.poll(listed, { timeout: 20_000 }).toBe(true);
     const promoted = await call(rita, "memory_inbox_promote", { id, version: 1 });
     expect(promoted.isError).toBeFalsy();
     const global = await call(alice, "memory_create", {
