@@ -259,6 +259,8 @@ test("a refused action shows the server's own message", async ({ stack, page }) 
     { "if-match": '"1"' },
   );
   expect(revised.status, await revised.clone().text()).toBe(200);
+  // The reviewer's reload is another key's read: it sees the revision once it is projected.
+  await caughtUp(stack, agent, ((await revised.json()) as { position: number }).position);
   await reviewed.getByRole("button", { name: "Promote" }).click();
   const conflict = reviewed.getByRole("alert");
   await conflict.waitFor();

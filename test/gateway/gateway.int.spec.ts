@@ -605,10 +605,11 @@ describe("REST /v1", () => {
     expect((past.structuredContent.memory as { content: string }).content).toBe(
       "The service listens on port 8080.",
     );
-    const now = await call(client, "memory_read", { id: first.id });
-    expect((now.structuredContent.memory as { content: string }).content).toBe(
-      "The service listens on port 9090.",
-    );
+    // Bob's revision is another key's write: alice's read of the current memory is eventual.
+    const current = async () =>
+      ((await call(client, "memory_read", { id: first.id })).structuredContent.memory as { content: string })
+        .content;
+    await expect.poll(current, { timeout: 20_000 }).toBe("The service listens on port 9090.");
     // Another tenant sees no history of it.
     const { client: olga } = await mcpClient("outsider");
     const hidden = await call(olga, "memory_history", { id: first.id });
