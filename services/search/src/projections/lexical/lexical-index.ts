@@ -140,8 +140,8 @@ export type MatchPayload = { terms: string; termCount: number; place: EpisodePla
  * What a match needs of a document, kept with it in the index (FT.ADD's PAYLOAD on 1.x) so that
  * FT.SEARCH answers it from the index (WITHPAYLOADS) without reading each hit's hash, which is
  * what RETURN does and about half of a match's time. Its term count, its place in its episode
- * (its order, then its id hex-encoded; both empty without one) and its analysed terms,
- * `|`-separated, the terms last (read as the rest).
+ * (its order, then its episode's id hex-encoded, as the hash keeps them; both empty without
+ * one) and its analysed terms, `|`-separated, the terms last (read as the rest).
  */
 export function matchPayload(
   doc: Pick<MemoryDocument, "episode" | "createdAt">,
@@ -162,24 +162,22 @@ export function parseMatchPayload(payload: string | null | undefined): MatchPayl
   if (first < 0 || second < 0 || third < 0) return null;
   const termCount = Number(payload.slice(0, first));
   if (!Number.isInteger(termCount) || termCount < 0) return null;
-  const order = payload.slice(first + 1, second);
-  const episode = payload.slice(second + 1, third);
   return {
     terms: payload.slice(third + 1),
     termCount,
-    place:
-      order === "" || !Number.isFinite(Number(order))
-        ? null
-        : { id: Buffer.from(episode, "hex").toString("utf8"), order: Number(order) },
+    place: storedPlace(payload.slice(second + 1, third), payload.slice(first + 1, second)),
   };
+}
+
+/** A place as a document keeps it: its episode's id hex-encoded and its order (null without an episode). */
+function storedPlace(tag: string | undefined, order: string | undefined): EpisodePlace | null {
+  if (!tag || !order || !Number.isFinite(Number(order))) return null;
+  return { id: Buffer.from(tag, "hex").toString("utf8"), order: Number(order) };
 }
 
 /** The place a hash's `episode` and `episode_order` fields hold (null without an episode). */
 export function placeOfFields(fields: ReadonlyMap<string, string>): EpisodePlace | null {
-  const tag = fields.get("episode");
-  const order = Number(fields.get("episode_order"));
-  if (!tag || !Number.isFinite(order)) return null;
-  return { id: Buffer.from(tag, "hex").toString("utf8"), order };
+  return storedPlace(fields.get("episode"), fields.get("episode_order"));
 }
 
 function millis(timestamp: string | null, fallback: number): string {

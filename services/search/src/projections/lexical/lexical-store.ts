@@ -507,7 +507,7 @@ export function createLexicalStore(options: LexicalStoreOptions): LexicalStore {
       if (unpaid.length > 0) {
         const pipeline = redis.pipeline();
         for (const hit of unpaid) pipeline.hmget(hit.key, ...matchFields);
-        const replies = (await pipeline.exec()) ?? [];
+        const replies = (await readInOneSpan("match fields", pipeline)) ?? [];
         unpaid.forEach((hit, i) => {
           const [error, values] = replies[i] ?? [null, null];
           if (error) throw error;
