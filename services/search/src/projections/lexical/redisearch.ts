@@ -35,7 +35,11 @@ export async function detectRediSearch(redis: Redis): Promise<RediSearchModule> 
 
 /**
  * FT.CREATE arguments for an index over documents whose keys start with `docPrefix`, with no
- * stop words of its own (the text arrives analysed; see lexical-index.ts).
+ * stop words of its own (the text arrives analysed; see lexical-index.ts) and no term offsets
+ * (`NOOFFSETS`): offsets serve only phrase queries and highlighting, and a query's text is
+ * terms that hold letters and digits alone, never a phrase. Without them, at 100,000 memories
+ * RediSearch 1.2 took 43-45 µs per FT.ADD against 46-53, a match 2.2-2.3 ms against 2.3-2.4,
+ * and the index 16 MB less memory.
  */
 export function createIndexCommand(
   module: RediSearchModule,
@@ -43,8 +47,9 @@ export function createIndexCommand(
   docPrefix: string,
   schema: readonly string[],
 ): string[] {
-  if (module.generation === 1) return ["FT.CREATE", index, "STOPWORDS", "0", "SCHEMA", ...schema];
-  return ["FT.CREATE", index, "ON", "HASH", "PREFIX", "1", docPrefix, "STOPWORDS", "0", "SCHEMA", ...schema];
+  const options = ["NOOFFSETS", "STOPWORDS", "0", "SCHEMA", ...schema];
+  if (module.generation === 1) return ["FT.CREATE", index, ...options];
+  return ["FT.CREATE", index, "ON", "HASH", "PREFIX", "1", docPrefix, ...options];
 }
 
 /** Drops an index and its documents. */

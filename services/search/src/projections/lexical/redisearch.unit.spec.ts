@@ -5,10 +5,11 @@ const v1 = { generation: 1, version: 10200 } as const;
 const v2 = { generation: 2, version: 80000 } as const;
 
 describe("RediSearch generations", () => {
-  test("1.x creates a plain index and drops it with its documents", () => {
+  test("1.x creates a plain index without term offsets and drops it with its documents", () => {
     expect(createIndexCommand(v1, "idx", "doc:", ["content", "TEXT"])).toEqual([
       "FT.CREATE",
       "idx",
+      "NOOFFSETS",
       "STOPWORDS",
       "0",
       "SCHEMA",
@@ -27,6 +28,7 @@ describe("RediSearch generations", () => {
       "PREFIX",
       "1",
       "doc:",
+      "NOOFFSETS",
       "STOPWORDS",
       "0",
       "SCHEMA",
