@@ -13,6 +13,7 @@
 // redelivered or concurrent write therefore has no second effect. (The data keys are not all
 // declared to the script: a read model in Redis lives on one node, not a Redis Cluster.)
 import type { Redis } from "ioredis";
+import { sendEncoded } from "./encoded-command.ts";
 import type { ApplyOutcome, Generations, ProjectionWriter } from "./projection.ts";
 
 /** One Redis command: name and arguments, as `redis.call` takes them. */
@@ -208,21 +209,13 @@ export function createRedisGenerations(
     drop: dropGeneration,
     async commit(g, writer, expected, next, commands) {
       const live = writer.kind === "live";
-      const argv: (string | number)[] = [
-        live ? String(g) : writer.token,
-        String(expected),
-        String(next),
-        live ? "1" : "0",
+      // Each command goes as its argument count, then its arguments (see the script).
+      const parts: (readonly (string | number)[])[] = [
+        ["EVAL", commitScript, 3, live ? activeKey : builderKey(g), pauseKey, checkpointKey(g)],
+        [live ? String(g) : writer.token, String(expected), String(next), live ? "1" : "0"],
       ];
-      for (const command of commands) argv.push(command.length, ...command);
-      const reply = redis.eval(
-        commitScript,
-        3,
-        live ? activeKey : builderKey(g),
-        pauseKey,
-        checkpointKey(g),
-        ...argv,
-      );
+      for (const command of commands) parts.push([command.length], command);
+      const reply = sendEncoded(redis, parts);
       // On its way: what this connection is sent next is carried out after it.
       if (writer.kind === "builder") writer.onSent?.();
       return (await reply) as ApplyOutcome;
