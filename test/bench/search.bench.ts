@@ -1,30 +1,10 @@
-import { createServer } from "node:net";
 import { cpus, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { call } from "@cairn/bus";
 import { type Principal, type RetrievalMode, searchRpcs } from "@cairn/contracts";
-import { createEventStore, migrateToLatest, storeCheckpoint } from "@cairn/event-store";
-import { createApiKey } from "@cairn/gateway";
-import { rebuildFromHost } from "@cairn/projection-runtime";
-import { openRankingProjections, rankingEnvSchema } from "@cairn/ranking";
-import { openReadModels, projectionHostOf, searchEnvSchema } from "@cairn/search";
-import { parseEnv } from "@cairn/service-runtime";
-import { createLogger } from "@cairn/telemetry";
-import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
 import { connect } from "@nats-io/transport-node";
-import pg from "pg";
-import { type ServiceProcess, spawnService } from "../helpers/service-processes.ts";
-import {
-  agents,
-  appendInput,
-  memory,
-  pick,
-  queryText,
-  random,
-  seedLog,
-  tenants,
-} from "./lib/bench-memories.ts";
-import { cpuMsOf, type Latency, mcpClient, mcpTool, measure, restSearch, rssMb } from "./lib/full-recall.ts";
+import { agents, appendInput, memory, pick, queryText, tenants } from "./lib/bench-memories.ts";
+import { countCpu, type Latency, mcpClient, mcpTool, measure, restSearch, rssMb } from "./lib/full-recall.ts";
 import { cpuReferenceMs } from "./lib/machine.ts";
 import {
   hotFunctions,
@@ -36,6 +16,13 @@ import {
   topStatements,
 } from "./lib/profiles.ts";
 import { formatTable, percentile, progress, type Row, report } from "./lib/report.ts";
+import {
+  freePort,
+  type SeededDeployment,
+  seededDeployment,
+  startRecallServices,
+  stopServices,
+} from "./lib/seeded-deployment.ts";
 
 function option(args: string[], name: string, fallback: string): string {
   const i = args.indexOf(`--${name}`);
@@ -51,14 +38,7 @@ function positive(args: string[], name: string, fallback: number): number {
 type SizeResult = {
   memories: number;
   seedSeconds: number;
-  rebuild: {
-    lexical: number;
-    vector: number;
-    lexicalSeconds: number;
-    vectorSeconds: number;
-    signals: number;
-    keys: number;
-  };
+  rebuild: SeededDeployment["rebuild"];
   query: Record<RetrievalMode, { p50: number; p99: number; avgCandidates: number }>;
   fullRecall: {
     rest: Latency;
@@ -80,146 +60,28 @@ type SizeResult = {
   statements?: StatementStat[];
 };
 
-/** A free TCP port on this machine. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
-/** Waits until a service process logs that it is ready (or fails). */
-async function ready(service: ServiceProcess, marker: RegExp): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (!service.logs.some((l) => marker.test(l))) {
-    if (service.child.exitCode !== null)
-      throw new Error(`${service.name} exited:\n${service.logs.slice(-20).join("\n")}`);
-    if (Date.now() > deadline)
-      throw new Error(`${service.name} not ready:\n${service.logs.slice(-20).join("\n")}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function benchSize(
   size: number,
   queries: number,
   writes: number,
   profileDir: string | null,
 ): Promise<SizeResult> {
-  const silent = createLogger("bench", "silent");
-  // Postgres as a deployment would size it: the HNSW index in shared buffers (the test
-  // fixture's default is 32 MB).
-  const [postgres, redis, nats] = await Promise.all([
-    startPostgres({
-      settings: { shared_buffers: "1GB", ...(profileDir === null ? {} : statementStatsSettings) },
-    }),
-    startRedis(),
-    startNats(),
-  ]);
-  const stops: (() => Promise<unknown>)[] = [() => postgres.stop(), () => redis.stop(), () => nats.stop()];
+  const deployment = await seededDeployment(size, {
+    ...(profileDir === null ? {} : { postgresSettings: statementStatsSettings }),
+  });
   try {
-    const databaseUrl = await postgres.createDatabase("bench");
-    await migrateToLatest(databaseUrl);
-    const env = {
-      CAIRN_DATABASE_URL: databaseUrl,
-      CAIRN_REDIS_URL: redis.url,
-      CAIRN_NATS_URL: nats.url,
-      CAIRN_REDIS_PREFIX: "bench:",
-      CAIRN_LOG_LEVEL: "warn",
-      CAIRN_METRICS_PORT: "off",
-    };
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-    pool.on("error", (error) => console.error(`bench pool: ${error.message}`));
-    stops.unshift(() => pool.end());
-    const store = createEventStore(pool);
+    const { postgres, redis, nats, pool, store, rand, keysOf, seedSeconds, rebuild } = deployment;
 
-    // 1. Seed the log: the rows ingest would write, inserted in bulk (ingest's own write rate
-    // is `pnpm bench ingest`; here it would only make the seeding slow).
-    const rand = random(size);
-    let started = performance.now();
-    const batch = 1000;
-    for (let done = 0; done < size; done += batch) {
-      const inputs = Array.from({ length: Math.min(batch, size - done) }, (_, i) =>
-        appendInput(memory(rand, done + i)),
-      );
-      await seedLog(pool, inputs);
-      progress(`seed ${size}`, Math.min(done + batch, size), size, started);
-    }
-    const seedSeconds = (performance.now() - started) / 1000;
-
-    // 2. Rebuild both read models from the log into empty ones.
-    const models = await openReadModels(parseEnv(searchEnvSchema, env), silent);
-    const rebuildRate = async (name: "lexical" | "vector") => {
-      const t0 = performance.now();
-      const result = await rebuildFromHost(projectionHostOf(models), `search.${name}`, {
-        batchSize: 500,
-        dropDelayMs: 0,
-        onProgress: (p) =>
-          progress(`rebuild ${name} ${size}`, Math.min(p.position, p.target), p.target, p.startedAt),
-      });
-      const seconds = (performance.now() - t0) / 1000;
-      return { rate: result.events / seconds, seconds };
-    };
-    const lexical = await rebuildRate("lexical");
-    const vector = await rebuildRate("vector");
-    await models.close();
-
-    // 3. Ranking's read models, the same way.
-    const ranking = openRankingProjections(parseEnv(rankingEnvSchema, env), silent);
-    const rankingRate = async (name: "signals" | "keys") => {
-      const t0 = performance.now();
-      const result = await rebuildFromHost(ranking, `ranking.${name}`, {
-        batchSize: 500,
-        dropDelayMs: 0,
-        onProgress: (p) =>
-          progress(`rebuild ${name} ${size}`, Math.min(p.position, p.target), p.target, p.startedAt),
-      });
-      return result.events / ((performance.now() - t0) / 1000);
-    };
-    const signals = await rankingRate("signals");
-    const keys = await rankingRate("keys");
-    await ranking.close();
-
-    // 4. The services as processes; the relay publishes new writes from here on.
-    await storeCheckpoint(pool, "relay:jetstream", await store.lastPosition());
+    // The services as processes; the relay publishes new writes from here on.
     const port = await freePort();
-    const serviceEnv = {
-      ...env,
-      CAIRN_LOG_LEVEL: "info",
-      CAIRN_PORT: String(port),
-      CAIRN_RATE_LIMIT_PER_MINUTE: "1000000",
-      CAIRN_RATE_LIMIT_BURST: "100000",
-      CAIRN_MAINTENANCE_SCHEDULER: "0",
-    };
-    const processes: ServiceProcess[] = [];
-    stops.unshift(async () => {
-      for (const p of processes.reverse()) await p.stop();
+    const processes = await startRecallServices(deployment, {
+      port,
+      env: (name) => (profileDir === null ? {} : profilingEnv(join(profileDir, String(size)), name)),
     });
-    for (const [name, marker] of [
-      ["ingest", /service started/],
-      ["search", /service started/],
-      ["ranking", /service started/],
-      ["gateway", /service started/],
-    ] as const) {
-      const service = spawnService(name, {
-        ...serviceEnv,
-        ...(profileDir === null ? {} : profilingEnv(join(profileDir, String(size)), name)),
-      });
-      processes.push(service);
-      await ready(service, marker);
-    }
+    deployment.onStop(() => stopServices(processes));
     const nc = await connect({ servers: nats.url });
-    stops.unshift(() => nc.close());
+    deployment.onStop(() => nc.close());
     const baseUrl = `http://127.0.0.1:${port}`;
-    const keysOf = new Map<string, string>();
-    for (const tenant of tenants) {
-      const created = await createApiKey(pool, { tenant, agent: pick(rand, agents), role: "agent" });
-      keysOf.set(tenant, created.key);
-    }
 
     if (profileDir !== null) await resetStatementStats(pool);
 
@@ -230,6 +92,7 @@ async function benchSize(
       primary: false,
     });
     const query: SizeResult["query"] = {} as SizeResult["query"];
+    let started = performance.now();
     for (const mode of ["lexical", "vector", "hybrid"] as const) {
       for (let i = 0; i < 50; i += 1) {
         await call(nc, searchRpcs.candidates, {
@@ -267,25 +130,17 @@ async function benchSize(
       postgres: postgres.pid,
       nats: nats.pid,
     };
-    const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMsOf(pid)]));
+    const cpuSince = countCpu(pids);
     const rest = await measure(`REST search ${size}`, queries, 1, () =>
       restSearch(baseUrl, tenantKey(), queryText(rand)),
     );
     // `measure` warms up with up to 20 calls first: they count too.
     const recalls = queries + Math.min(20, queries);
-    const cpuMsPerRecall = Object.fromEntries(
-      Object.entries(pids).map(([name, pid]) => {
-        const before = cpuBefore[name];
-        const after = cpuMsOf(pid);
-        const per =
-          before === null || before === undefined || after === null ? null : (after - before) / recalls;
-        return [name, per === null ? null : Math.round(per * 100) / 100];
-      }),
-    );
+    const cpuMsPerRecall = cpuSince(recalls);
     const sessions = await Promise.all(
       tenants.map(async (t) => [t, await mcpClient(baseUrl, keysOf.get(t) as string)] as const),
     );
-    stops.unshift(async () => {
+    deployment.onStop(async () => {
       for (const [, client] of sessions) await client.close().catch(() => undefined);
     });
     const session = () => (sessions[Math.floor(rand() * sessions.length)] as (typeof sessions)[number])[1];
@@ -322,14 +177,7 @@ async function benchSize(
     return {
       memories: size,
       seedSeconds,
-      rebuild: {
-        lexical: lexical.rate,
-        vector: vector.rate,
-        lexicalSeconds: lexical.seconds,
-        vectorSeconds: vector.seconds,
-        signals,
-        keys,
-      },
+      rebuild,
       query,
       fullRecall: { rest, mcp, context, concurrent: { ...concurrent, clients } },
       rssMb: rss,
@@ -339,7 +187,7 @@ async function benchSize(
       ...(statements === undefined ? {} : { statements }),
     };
   } finally {
-    for (const stop of stops) await stop().catch(() => undefined);
+    await deployment.stop();
   }
 }
 

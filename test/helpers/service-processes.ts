@@ -34,10 +34,17 @@ function track(name: ServiceProcess["name"], child: ChildProcess): ServiceProces
   return { name, child, logs, exited, stop };
 }
 
-/** Starts `services/<name>/src/main.ts` with the given environment on top of the test's. */
-export function spawnService(name: ServiceName, env: Record<string, string>): ServiceProcess {
+/**
+ * Starts `services/<name>/src/main.ts` with the given environment on top of the test's, from
+ * this checkout or another (`cwd`: a checkout with its dependencies installed).
+ */
+export function spawnService(
+  name: ServiceName,
+  env: Record<string, string>,
+  options: { cwd?: string } = {},
+): ServiceProcess {
   const child = spawn(process.execPath, [`services/${name}/src/main.ts`], {
-    cwd: repoRoot,
+    cwd: options.cwd ?? repoRoot,
     env: { ...process.env, CAIRN_LOG_LEVEL: "info", CAIRN_METRICS_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -109,3 +109,22 @@ export function cpuMsOf(pid: number | undefined): number | null {
   }
   return total;
 }
+
+/**
+ * Starts counting the CPU time of these processes; the function returned answers each one's
+ * CPU ms per recall since then, for `recalls` recalls (null for a process it could not read).
+ */
+export function countCpu(
+  pids: Record<string, number | undefined>,
+): (recalls: number) => Record<string, number | null> {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMsOf(pid)]));
+  return (recalls) =>
+    Object.fromEntries(
+      Object.entries(pids).map(([name, pid]) => {
+        const start = before[name];
+        const end = cpuMsOf(pid);
+        const per = start == null || end === null ? null : (end - start) / recalls;
+        return [name, per === null ? null : Math.round(per * 100) / 100];
+      }),
+    );
+}
