@@ -50,10 +50,11 @@ describe("applying event by event", () => {
           next: 40,
           events: [10, 11, 12, 13, 20, 30].map(at),
         },
-        async (event, writes: RedisWrites) => {
+        async (events, writes: RedisWrites) => {
+          const { position } = events[0] as DecodedEvent;
           seen.push(await redis.get(`${base}count`));
-          if (event.position === 12) throw new MemoryFoldError("a gap");
-          if (event.position === 11 || event.position === 20) writes.incrby(`${base}count`, 1);
+          if (position === 12) throw new MemoryFoldError("a gap");
+          if (position === 11 || position === 20) writes.incrby(`${base}count`, 1);
         },
       );
       expect(result).toMatchObject({ outcome: "ok" });
@@ -76,15 +77,49 @@ describe("applying event by event", () => {
       const result = await applyEventByEvent(
         generations,
         { generation: g, writer: { kind: "live" }, expected: 0, next: 30, events: [10, 11, 12, 20].map(at) },
-        async (event, writes: RedisWrites) => {
-          if (event.position === 10 || event.position === 12) throw new MemoryFoldError("a gap");
-          writes.set(`${generations.prefix(g)}at`, event.position);
-          if (event.position === 11) return;
+        async (events, writes: RedisWrites) => {
+          const { position } = events[0] as DecodedEvent;
+          if (position === 10 || position === 12) throw new MemoryFoldError("a gap");
+          writes.set(`${generations.prefix(g)}at`, position);
+          if (position === 11) return;
           await redis.set(`${generations.prefix(g)}checkpoint`, "15");
         },
       );
       expect(result).toMatchObject({ outcome: "stale", checkpoint: 11 });
       expect(result.refused.map((r) => r.event.position)).toEqual([10]);
+    });
+  });
+  test("a run of events is applied as one step with one commit; a run the fold refuses is applied again event by event", async ({
+    redis: server,
+    uniqueName,
+  }) => {
+    await withLiveGeneration(server.url, `${uniqueName}:`, async (redis, generations, g) => {
+      const base = generations.prefix(g);
+      await redis.config("RESETSTAT");
+      const steps: number[][] = [];
+      const result = await applyEventByEvent(
+        generations,
+        {
+          generation: g,
+          writer: { kind: "live" },
+          expected: 0,
+          next: 30,
+          events: [10, 11, 12, 20, 21].map(at),
+        },
+        async (events, writes: RedisWrites) => {
+          steps.push(events.map((e) => e.position));
+          if (events.some((e) => e.position === 21)) throw new MemoryFoldError("a gap");
+          writes.incrby(`${base}count`, events.length);
+        },
+        (event) => (event.position < 20 ? "first" : "second"),
+      );
+      expect(steps).toEqual([[10, 11, 12], [20, 21], [20], [21]]);
+      expect(result).toMatchObject({ outcome: "ok" });
+      expect(result.refused.map((r) => r.event.position)).toEqual([21]);
+      expect(await redis.get(`${base}count`)).toBe("4");
+      expect(await generations.checkpoint(g)).toBe(30);
+      // The first run, event 20, and the batch's end.
+      expect(await commits(redis)).toBe(3);
     });
   });
 });

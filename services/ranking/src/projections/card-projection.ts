@@ -1,7 +1,8 @@
 // The wiring the ranking read models that keep a card per memory share: Redis generations
 // under the read model's base key, a memory event applied as the change of its card (read,
-// evolved, and what the change implies written), other events applied as they come, and
-// repair by folding a card again from its stream (repair-cards.ts).
+// evolved, and what the change implies written), other events applied as they come (or in
+// runs, a command's recalls of one tenant together), and repair by folding a card again from
+// its stream (repair-cards.ts).
 import type { DecodedEvent, DecodedEventOf, EventType, ProjectionName } from "@cairn/contracts";
 import { type MemoryEvent, memoryEventTypes, memoryIdOfStream } from "@cairn/memory-model";
 import {
@@ -45,12 +46,22 @@ export type CardActivity<P, S> = {
   [T in EventType]?: (event: DecodedEventOf<T>, io: CardIo<P>, settings: S) => Promise<void>;
 };
 
+/**
+ * Handlers of activity that is applied in runs: consecutive events of the type and of one
+ * tenant in a batch (a command's recalls), in order, as one step with one commit. A single
+ * event is a run of one.
+ */
+export type CardActivityRuns<P, S> = {
+  [T in EventType]?: (events: DecodedEventOf<T>[], io: CardIo<P>, settings: S) => Promise<void>;
+};
+
 export type CardHandlers<P, S> = {
   /** See `Projection.version`: what the read model holds changes with it. */
   version: string;
   /** What a card's change writes besides the card itself. */
   applyCard(io: CardIo<P>, change: CardChange, settings: S): Promise<void>;
   activity: CardActivity<P, S>;
+  activityRuns?: CardActivityRuns<P, S>;
   /**
    * What a purge asks of its tenant as a whole, at `position`: after the tenant's last purge
    * of a batch, and after a repair of purged memories (at the generation's checkpoint).
@@ -75,12 +86,22 @@ export function cardProjection<
     writes,
     paths: layout(generations.prefix(generation))(tenant),
   });
-  const applyActivity = (event: DecodedEvent, at: CardIo<P>): Promise<void> => {
-    const apply = handlers.activity[event.type] as
+  const runs = (handlers.activityRuns ?? {}) as Partial<
+    Record<EventType, (events: DecodedEvent[], io: CardIo<P>, settings: S) => Promise<void>>
+  >;
+  /** Activity events of one type and tenant, in order (a run, or one event). */
+  const applyActivity = (events: DecodedEvent[], at: CardIo<P>): Promise<void> => {
+    const [first] = events;
+    if (!first) return Promise.resolve();
+    const run = runs[first.type];
+    if (run) return run(events, at, settings);
+    const apply = handlers.activity[first.type] as
       | ((event: DecodedEvent, io: CardIo<P>, settings: S) => Promise<void>)
       | undefined;
-    return apply ? apply(event, at, settings) : Promise.resolve();
+    return apply ? apply(first, at, settings) : Promise.resolve();
   };
+  const runKey = (event: DecodedEvent) =>
+    runs[event.type] ? `${event.type}\u0000${event.meta.tenant}` : null;
   const applyCard = (at: CardIo<P>, change: CardChange) => handlers.applyCard(at, change, settings);
   const purge = handlers.afterPurge;
   const afterPurge =
@@ -88,7 +109,11 @@ export function cardProjection<
   return {
     name,
     version: handlers.version,
-    handles: new Set<EventType>([...memoryEventTypes, ...(Object.keys(handlers.activity) as EventType[])]),
+    handles: new Set<EventType>([
+      ...memoryEventTypes,
+      ...(Object.keys(handlers.activity) as EventType[]),
+      ...(Object.keys(runs) as EventType[]),
+    ]),
     readsText: true,
     generations,
     snapshot: (generation) => snapshotRedisPrefix(redis, generations.prefix(generation)),
@@ -97,15 +122,21 @@ export function cardProjection<
       if (afterPurge)
         for (const e of batch.events)
           if (e.type === "memory.purged") lastPurge.set(e.meta.tenant, e.position);
-      return applyEventByEvent(generations, batch, async (event, writes, generation) => {
-        const at = io(generation, event.meta.tenant, writes);
-        if (event.streamType !== "memory") return applyActivity(event, at);
-        const before = await readCard(redis, at.paths.card(memoryIdOfStream(event.streamId) as string));
-        const after = evolveMemoryCard(before, event as MemoryEvent);
-        await applyCard(at, { before, after, event, repair: false });
-        if (afterPurge && lastPurge.get(event.meta.tenant) === event.position)
-          await afterPurge(at, event.meta.tenant, event.position);
-      });
+      return applyEventByEvent(
+        generations,
+        batch,
+        async (events, writes, generation) => {
+          const event = events[0] as DecodedEvent;
+          const at = io(generation, event.meta.tenant, writes);
+          if (event.streamType !== "memory") return applyActivity([...events], at);
+          const before = await readCard(redis, at.paths.card(memoryIdOfStream(event.streamId) as string));
+          const after = evolveMemoryCard(before, event as MemoryEvent);
+          await applyCard(at, { before, after, event, repair: false });
+          if (afterPurge && lastPurge.get(event.meta.tenant) === event.position)
+            await afterPurge(at, event.meta.tenant, event.position);
+        },
+        runKey,
+      );
     },
     repair: (generation, events) =>
       repairCards({
@@ -115,7 +146,7 @@ export function cardProjection<
         readStream: settings.readStream,
         cardKey: (tenant, id) => layout(generations.prefix(generation))(tenant).card(id),
         redis,
-        applyActivity: (event, writes) => applyActivity(event, io(generation, event.meta.tenant, writes)),
+        applyActivity: (event, writes) => applyActivity([event], io(generation, event.meta.tenant, writes)),
         applyCard: (before, after, writes, event) =>
           applyCard(io(generation, after.tenant, writes), { before, after, event, repair: true }),
         afterPurge:

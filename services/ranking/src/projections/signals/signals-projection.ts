@@ -25,6 +25,7 @@ import {
   addLog2,
   attentionIncrement,
   type DepthSettings,
+  type DepthState,
   heatExponent,
   reinforceDepth,
 } from "./signal-math.ts";
@@ -234,18 +235,35 @@ function writeTermSignals(io: Io, folded: ReturnType<typeof foldTermSignals>) {
   }
 }
 
-async function addHeat(io: Io, key: string, terms: string[], at: string, halfLifeDays: number) {
+/** Heats `terms` as of `at` (one occurrence each). */
+function addHeat(io: Io, key: string, terms: string[], at: string, halfLifeDays: number) {
+  return addHeatInTurn(io, key, [{ terms, at }], halfLifeDays);
+}
+
+/**
+ * Heats each occurrence's terms as of its time, in turn: the terms' heat is read once and
+ * moved by each occurrence in order, so the stored heat is what heating them one after another
+ * gives (Redis answers a score as the double it stores).
+ */
+async function addHeatInTurn(
+  io: Io,
+  key: string,
+  occurrences: readonly { terms: readonly string[]; at: string }[],
+  halfLifeDays: number,
+) {
+  const terms = [...new Set(occurrences.flatMap((o) => o.terms))];
   if (terms.length === 0) return;
-  const exponent = heatExponent(at, halfLifeDays);
   const current = await io.redis.zmscore(key, ...terms);
+  const heat = new Map<string, number | undefined>();
   terms.forEach((term, i) => {
     const value = current[i];
-    io.writes.zadd(
-      key,
-      addLog2(value === null || value === undefined ? undefined : Number(value), exponent),
-      term,
-    );
+    heat.set(term, value === null || value === undefined ? undefined : Number(value));
   });
+  for (const { terms: heated, at } of occurrences) {
+    const exponent = heatExponent(at, halfLifeDays);
+    for (const term of new Set(heated)) heat.set(term, addLog2(heat.get(term), exponent));
+  }
+  for (const [term, value] of heat) if (value !== undefined) io.writes.zadd(key, value, term);
 }
 
 async function applyFeedback(event: DecodedEventOf<"feedback.given">, io: Io) {
@@ -256,32 +274,44 @@ async function applyFeedback(event: DecodedEventOf<"feedback.given">, io: Io) {
   );
 }
 
-async function applyRecalled(
-  event: DecodedEventOf<"memories.recalled">,
+/**
+ * Recalls of one tenant, in order (a command's reads come as one run): each memory's recall
+ * count and time, the depth of what was deliberately read, and the hot topics. What they read
+ * (depth, heat) is read once and moved by each recall in turn.
+ */
+async function applyRecalls(
+  events: DecodedEventOf<"memories.recalled">[],
   io: Io,
   settings: SignalsProjectionSettings,
 ) {
-  const { data } = event;
   const { paths } = io;
-  const ids = [...new Set(data.memoryIds)];
-  const at = event.meta.recordedAt;
-  for (const id of ids) {
-    io.writes.hincrby(paths.memory(id), "count", 1);
-    io.writes.hset(paths.memory(id), "lastAt", at);
-  }
-  // Only a deliberate read deepens a memory; being listed by a search does not.
-  if (isDeliberateRead(data)) {
-    const depths = await Promise.all(ids.map((id) => io.redis.hmget(paths.memory(id), ...depthFields)));
-    ids.forEach((id, i) => {
-      const [value, since] = depths[i] ?? [];
-      const state = value != null && since != null ? { value: Number(value), at: since } : undefined;
-      const next = reinforceDepth(state, at, settings.depth);
+  const recalls = events.map(({ data, meta }) => ({
+    ids: [...new Set(data.memoryIds)],
+    at: meta.recordedAt,
+    // Only a deliberate read deepens a memory; being listed by a search does not.
+    deliberate: isDeliberateRead(data),
+    terms: recallTerms(data),
+  }));
+  const deepened = [...new Set(recalls.flatMap((r) => (r.deliberate ? r.ids : [])))];
+  const stored = await Promise.all(deepened.map((id) => io.redis.hmget(paths.memory(id), ...depthFields)));
+  const depth = new Map<string, DepthState | undefined>();
+  deepened.forEach((id, i) => {
+    const [value, since] = stored[i] ?? [];
+    depth.set(id, value != null && since != null ? { value: Number(value), at: since } : undefined);
+  });
+  for (const { ids, at, deliberate } of recalls) {
+    for (const id of ids) {
+      io.writes.hincrby(paths.memory(id), "count", 1);
+      io.writes.hset(paths.memory(id), "lastAt", at);
+      if (!deliberate) continue;
+      const next = reinforceDepth(depth.get(id), at, settings.depth);
+      depth.set(id, next);
       io.writes.hset(paths.memory(id), { depth: next.value, depthAt: next.at, lastReadAt: at });
       io.writes.hincrby(paths.memory(id), "reads", 1);
-    });
+    }
   }
   // What agents ask about now is a hot topic too.
-  await addHeat(io, paths.hot, recallTerms(data), at, settings.hotHalfLifeDays);
+  await addHeatInTurn(io, paths.hot, recalls, settings.hotHalfLifeDays);
 }
 
 async function applySettings(event: DecodedEventOf<"tenant.settings_changed">, io: Io) {
@@ -310,9 +340,10 @@ export function signalsProjection(settings: SignalsProjectionSettings): Projecti
     // Activity and settings do not depend on order: applied as they come.
     activity: {
       "feedback.given": applyFeedback,
-      "memories.recalled": applyRecalled,
       "tenant.settings_changed": applySettings,
     },
+    // A command's recalls, as a run: each memory's depth and the terms' heat read once.
+    activityRuns: { "memories.recalled": applyRecalls },
     // After a tenant's purge its attention and hot topics are folded again from the log, where
     // the purged text is unreadable: a rebuild gives the same.
     afterPurge: refoldTermSignals,
