@@ -52,7 +52,7 @@ export type CardActivity<P, S> = {
  * event is a run of one.
  */
 export type CardActivityRuns<P, S> = {
-  [T in EventType]?: (events: DecodedEventOf<T>[], io: CardIo<P>, settings: S) => Promise<void>;
+  [T in EventType]?: (events: readonly DecodedEventOf<T>[], io: CardIo<P>, settings: S) => Promise<void>;
 };
 
 export type CardHandlers<P, S> = {
@@ -87,10 +87,10 @@ export function cardProjection<
     paths: layout(generations.prefix(generation))(tenant),
   });
   const runs = (handlers.activityRuns ?? {}) as Partial<
-    Record<EventType, (events: DecodedEvent[], io: CardIo<P>, settings: S) => Promise<void>>
+    Record<EventType, (events: readonly DecodedEvent[], io: CardIo<P>, settings: S) => Promise<void>>
   >;
   /** Activity events of one type and tenant, in order (a run, or one event). */
-  const applyActivity = (events: DecodedEvent[], at: CardIo<P>): Promise<void> => {
+  const applyActivity = (events: readonly DecodedEvent[], at: CardIo<P>): Promise<void> => {
     const [first] = events;
     if (!first) return Promise.resolve();
     const run = runs[first.type];
@@ -128,7 +128,7 @@ export function cardProjection<
         async (events, writes, generation) => {
           const event = events[0] as DecodedEvent;
           const at = io(generation, event.meta.tenant, writes);
-          if (event.streamType !== "memory") return applyActivity([...events], at);
+          if (event.streamType !== "memory") return applyActivity(events, at);
           const before = await readCard(redis, at.paths.card(memoryIdOfStream(event.streamId) as string));
           const after = evolveMemoryCard(before, event as MemoryEvent);
           await applyCard(at, { before, after, event, repair: false });

@@ -280,7 +280,7 @@ async function applyFeedback(event: DecodedEventOf<"feedback.given">, io: Io) {
  * (depth, heat) is read once and moved by each recall in turn.
  */
 async function applyRecalls(
-  events: DecodedEventOf<"memories.recalled">[],
+  events: readonly DecodedEventOf<"memories.recalled">[],
   io: Io,
   settings: SignalsProjectionSettings,
 ) {
