@@ -1,7 +1,9 @@
-// Reads the signals of a set of memories from the signals read model in one round trip: a
-// script reads every memory's signals hash (recalls, depth and votes) and the terms' attention
-// and heat inside Redis (one command to send and one reply to parse, not one per memory),
-// traced as one span.
+// Reads the signals of a set of memories from the signals read model in one round trip, as one
+// transaction (MULTI … EXEC, so what it reads is one state of the read model): the terms'
+// attention and heat with `ZMSCORE`, the highest of each, and every memory's signals hash
+// (recalls, depth and votes) by a script (one command, not one per memory), traced as one span.
+// The scores are not read through a script: a script's `ZMSCORE` turns every term and score
+// into a Lua value and back, which took Redis more than twice as long as the command itself.
 import { getTracer, startBatchSpan } from "@cairn/telemetry";
 import { depthAt } from "../projections/signals/signal-math.ts";
 import { termHeat } from "../rerank/ranking-factors.ts";
@@ -11,32 +13,10 @@ import type { RequestContext } from "./ranking-context.ts";
 
 const tracer = getTracer("@cairn/ranking");
 
-/**
- * KEYS: the attention and hot sorted sets, then each memory's signals hash. ARGV: the terms.
- * Answers the terms' attention and heat scores, the highest of each (member, score), then per
- * memory its hash (field, value, …): recalls, depth and votes in one read.
- */
-const signalsScript = `
-local function scores(key)
-  local out = {}
-  local i = 1
-  while i <= #ARGV do
-    local last = math.min(i + 999, #ARGV)
-    local chunk = redis.call('ZMSCORE', key, unpack(ARGV, i, last))
-    for j = 1, last - i + 1 do out[#out + 1] = chunk[j] end
-    i = last + 1
-  end
-  return out
-end
-local reply = {
-  scores(KEYS[1]),
-  scores(KEYS[2]),
-  redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES'),
-  redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES'),
-}
-for k = 3, #KEYS do
-  reply[#reply + 1] = redis.call('HGETALL', KEYS[k])
-end
+/** KEYS: each memory's signals hash. Answers each hash (field, value, …) in their order. */
+const hashesScript = `
+local reply = {}
+for k = 1, #KEYS do reply[k] = redis.call('HGETALL', KEYS[k]) end
 return reply
 `;
 
@@ -58,22 +38,41 @@ export async function loadSignals(
   if (memories.length === 0) return out;
   const paths = ctx.layout.signals(tenant);
   const now = ctx.clock();
-  const keys = [paths.attention, paths.hot];
-  for (const m of memories) keys.push(paths.memory(m.id));
+  const hashKeys = memories.map((m) => paths.memory(m.id));
   const terms = [...new Set(memories.flatMap((m) => m.terms))];
-  const reply = (await startBatchSpan(
+  const replies = await startBatchSpan(
     tracer,
     "redis signals",
-    () => ctx.redis.eval(signalsScript, keys.length, ...keys, ...terms),
+    () => {
+      const read = ctx.redis.multi();
+      // ZMSCORE needs a member: memories without terms ask for no score.
+      if (terms.length > 0) read.zmscore(paths.attention, ...terms).zmscore(paths.hot, ...terms);
+      read
+        .zrange(paths.attention, -1, -1, "WITHSCORES")
+        .zrange(paths.hot, -1, -1, "WITHSCORES")
+        .eval(hashesScript, hashKeys.length, ...hashKeys);
+      return read.exec();
+    },
     {
       attributes: {
         "db.system": "redis",
-        "cairn.redis.keys": keys.length,
+        "cairn.redis.keys": hashKeys.length + 2,
         "cairn.terms.count": terms.length,
       },
     },
-  )) as Field[][];
-  const [attention = [], hot = [], maxAttention = [], maxHot = []] = reply;
+  );
+  // EXEC answers each command's error or reply; null when the transaction was aborted.
+  if (replies === null) throw new Error("the signals read was aborted");
+  const results = replies.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
+  const [attention = [], hot = []] = (terms.length > 0 ? results.slice(0, 2) : []) as Field[][];
+  const [maxAttention = [], maxHot = [], hashes = []] = results.slice(terms.length > 0 ? 2 : 0) as [
+    Field[],
+    Field[],
+    Field[][],
+  ];
   // Attention on a log scale relative to the most attended term; heat relative to the
   // hottest term (both stored so that ratios are what counts).
   const topAttention = Number(maxAttention[1] ?? 0);
@@ -88,7 +87,7 @@ export async function loadSignals(
     if (h != null && Number.isFinite(topHot)) hotOf.set(term, 2 ** (Number(h) - topHot));
   });
   memories.forEach((m, i) => {
-    const fields = memoryFields(reply[4 + i] ?? []);
+    const fields = memoryFields(hashes[i] ?? []);
     const [depthValue, depthSince] = depthFields.map((f) => fields.get(f));
     let useful = 0;
     let notUseful = 0;
