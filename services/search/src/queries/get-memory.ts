@@ -19,7 +19,7 @@ import { documentAsOf, resolveAsOf } from "./as-of.ts";
 import { foldFromLog, type LogSources } from "./fold-from-log.ts";
 import { type ReadModels, waitForLexical } from "./read-models.ts";
 import { onActiveGeneration, readModelError } from "./store-errors.ts";
-import { defaultStatuses, lexicalVisibility } from "./visibility.ts";
+import { defaultStatuses, lexicalReach, lexicalVisibility } from "./visibility.ts";
 
 export type ParsedGetMemoryRequest = z.infer<typeof GetMemoryRequestSchema>;
 
@@ -48,12 +48,7 @@ async function bySlot(
 ): Promise<MemoryDocument | undefined> {
   const slotClause = tagClause("slot_tag", [slot]);
   if (slotClause === null) return undefined;
-  const query = [
-    slotClause,
-    lexicalVisibility(principal),
-    tagClause("tier", [tier]),
-    tagClause("status", defaultStatuses({ tier })),
-  ].join(" ");
+  const query = [slotClause, lexicalReach(principal, tier, defaultStatuses({ tier }))].join(" ");
   const docs = (await models.lexical.searchDocuments(g, query, 50)).filter((d) => canSee(d, principal));
   // The tag matched case-insensitively; an exact spelling wins.
   const exact = docs.filter((d) => d.slot === slot);

@@ -6,7 +6,7 @@ import { canSee } from "@cairn/memory-model";
 import { identityTag, neverExpires } from "../projections/lexical/lexical-index.ts";
 import { normalizeTag, tagClause } from "../projections/lexical/query-syntax.ts";
 import type { VectorFilter } from "../projections/vector/vector-store.ts";
-import { defaultStatuses, lexicalVisibility, sqlVisibility } from "./visibility.ts";
+import { defaultStatuses, lexicalReach, sqlVisibility } from "./visibility.ts";
 
 function range(field: string, from: string | undefined, to: string | undefined): string | null {
   if (from === undefined && to === undefined) return null;
@@ -49,9 +49,7 @@ export function lexicalFilterClauses(
   earliestExpiry?: number | null,
 ): string[] | null {
   const clauses: (string | null)[] = [
-    lexicalVisibility(principal),
-    tagClause("tier", [filters.tier]),
-    tagClause("status", defaultStatuses(filters)),
+    lexicalReach(principal, filters.tier, defaultStatuses(filters)),
     filters.kind ? tagClause("kind", filters.kind) : null,
     ...(filters.tags ?? []).map((t) => tagClause("tags", [t])),
     filters.anyTags ? tagClause("tags", filters.anyTags) : null,

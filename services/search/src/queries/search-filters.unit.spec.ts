@@ -9,9 +9,7 @@ describe("search filters", () => {
   test("default: the principal's visibility, active memories, not expired", () => {
     const filters = SearchFiltersSchema.parse({});
     expect(lexicalFilterClauses(alice, filters, now)).toEqual([
-      "@visible_to:{global|m61636d65|a61636d65x616c696365}",
-      "@tier:{memory}",
-      "@status:{active}",
+      "@reach:{memoryxactivexglobal|memoryxactivexm61636d65|memoryxactivexa61636d65x616c696365}",
       `@invalid_at:[(${now} +inf]`,
     ]);
     const sql = vectorFilter(alice, filters, now);
@@ -24,9 +22,7 @@ describe("search filters", () => {
   test("a primary agent sees the whole tenant; proposals default to pending", () => {
     const filters = SearchFiltersSchema.parse({ tier: "proposal", includeExpired: true });
     expect(lexicalFilterClauses({ ...alice, primary: true }, filters, now)).toEqual([
-      "@visible_to:{global|t61636d65}",
-      "@tier:{proposal}",
-      "@status:{pending}",
+      "@reach:{proposalxpendingxglobal|proposalxpendingxt61636d65}",
     ]);
   });
 

@@ -1,9 +1,15 @@
-import type { Principal, Scope } from "@cairn/contracts";
+import { type Principal, type Scope, statuses, tiers } from "@cairn/contracts";
 import { canSee } from "@cairn/memory-model";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { visibilityByFields, visibilityTags, visibleTags } from "../projections/lexical/lexical-index.ts";
-import { lexicalVisibility } from "./visibility.ts";
+import {
+  reachedTags,
+  reachTags,
+  visibilityByFields,
+  visibilityTags,
+  visibleTags,
+} from "../projections/lexical/lexical-index.ts";
+import { lexicalReach, lexicalVisibility } from "./visibility.ts";
 
 // Few names, so that tenants and agents often coincide; odd characters, so that encoding counts.
 const name = fc.constantFrom("acme", "Acme", "globex", "x", "ax", "a b", "ünï", "t61", "");
@@ -17,6 +23,8 @@ const doc = fc.record({
   tenant: name,
   agent: name,
   scope: fc.constantFrom<Scope>("team", "agent", "global"),
+  tier: fc.constantFrom(...tiers),
+  status: fc.constantFrom(...statuses),
 });
 
 describe("lexical visibility", () => {
@@ -27,6 +35,37 @@ describe("lexical visibility", () => {
         expect(visibilityTags(d).some((t) => seen.includes(t))).toBe(canSee(d, p));
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  test("a document's reach holds one of the values asked exactly when it is in the tier and a status asked and the principal may see it", () => {
+    fc.assert(
+      fc.property(
+        doc,
+        principal,
+        fc.constantFrom(...tiers),
+        fc.uniqueArray(fc.constantFrom(...statuses), { minLength: 1 }),
+        (d, p, tier, asked) => {
+          const values = reachedTags(p, tier, asked);
+          const reached = reachTags(d).some((t) => values.includes(t));
+          expect(reached).toBe(d.tier === tier && asked.includes(d.status) && canSee(d, p));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("an index of an older version is asked for reach by tier, status and visible_to", () => {
+    const bob: Principal = { tenant: "bx", agent: "x", role: "agent", primary: false };
+    expect(
+      visibilityByFields(
+        `@terms:(fern) ${lexicalReach({ ...bob, primary: true }, "memory", ["active", "archived"])}`,
+      ),
+    ).toBe(
+      "@terms:(fern) ((@tier:{memory} @status:{active} ((@scope:{global})))|(@tier:{memory} @status:{active} ((@tenant:{6278})))|(@tier:{memory} @status:{archived} ((@scope:{global})))|(@tier:{memory} @status:{archived} ((@tenant:{6278}))))",
+    );
+    expect(visibilityByFields(lexicalReach(bob, "handoff", ["completed"]))).toBe(
+      "((@tier:{handoff} @status:{completed} ((@scope:{global})))|(@tier:{handoff} @status:{completed} ((@tenant:{6278} @scope:{team})))|(@tier:{handoff} @status:{completed} ((@tenant:{6278} @agent:{78}))))",
     );
   });
 
