@@ -70,8 +70,9 @@ export function lexicalFilterClauses(
 
 /**
  * Visibility and filters as SQL conditions over a vector table, parameters from `$2`: `sql`
- * for everything the principal may see, `own` and `global` for its two parts (see
- * `sqlVisibility`; `audience` for a table partitioned by audience).
+ * (with `params`) for everything the principal may see, `own` and `global` for its two parts,
+ * each with its own parameters (see `sqlVisibility`; `audience` for a table partitioned by
+ * audience, where the two are asked apart).
  */
 export function vectorFilter(
   principal: Principal,
@@ -79,13 +80,31 @@ export function vectorFilter(
   now: number,
   audience = false,
 ): VectorFilter {
+  const visibility = sqlVisibility(principal, 2, audience);
+  const after = filterConditions(filters, now, 2 + visibility.params.length);
+  const where = (visible: string, conditions: readonly string[]) => [visible, ...conditions].join(" and ");
+  const params = [...visibility.params, ...after.params];
+  // The global part names no principal: its conditions are numbered from `$2`.
+  const alone = filterConditions(filters, now, 2);
+  return {
+    sql: where(visibility.either, after.conditions),
+    params,
+    own: { sql: where(visibility.own, after.conditions), params },
+    global: { sql: where(visibility.global, alone.conditions), params: alone.params },
+  };
+}
+
+/** The filters as SQL conditions, their parameters numbered from `$<first>`. */
+function filterConditions(
+  filters: SearchFilters,
+  now: number,
+  first: number,
+): { conditions: string[]; params: unknown[] } {
   const params: unknown[] = [];
   const next = (value: unknown) => {
     params.push(value);
-    return `$${params.length + 1}`;
+    return `$${first + params.length - 1}`;
   };
-  const visibility = sqlVisibility(principal, 2, audience);
-  params.push(...visibility.params);
   const conditions = [`tier = ${next(filters.tier)}`, `status = any(${next(defaultStatuses(filters))})`];
   if (filters.kind) conditions.push(`kind = any(${next(filters.kind)})`);
   if (filters.tags && filters.tags.length > 0)
@@ -100,13 +119,7 @@ export function vectorFilter(
   if (filters.updatedTo) conditions.push(`updated_at <= ${next(filters.updatedTo)}`);
   if (!filters.includeExpired)
     conditions.push(`(invalid_at is null or invalid_at > ${next(new Date(now).toISOString())})`);
-  const where = (visible: string) => [visible, ...conditions].join(" and ");
-  return {
-    sql: where(visibility.either),
-    own: where(visibility.own),
-    global: where(visibility.global),
-    params,
-  };
+  return { conditions, params };
 }
 
 /** Visibility and filters over one document, at time `now` (for `includeExpired`). */

@@ -17,6 +17,16 @@ describe("search filters", () => {
       "((tenant = $2 and (scope = 'team' or agent = $3)) or scope = 'global') and tier = $4 and status = any($5) and (invalid_at is null or invalid_at > $6)",
     );
     expect(sql.params).toEqual(["acme", "alice", "memory", ["active"], "2026-11-30T00:00:00.000Z"]);
+    // Partitioned by audience, the two parts are asked apart, each with its own parameters.
+    const parts = vectorFilter(alice, SearchFiltersSchema.parse({ kind: ["decision"] }), now, true);
+    expect(parts.own).toEqual({
+      sql: "(audience = $2 and (scope = 'team' or agent = $3)) and tier = $4 and status = any($5) and kind = any($6) and (invalid_at is null or invalid_at > $7)",
+      params: ["acme", "alice", "memory", ["active"], ["decision"], "2026-11-30T00:00:00.000Z"],
+    });
+    expect(parts.global).toEqual({
+      sql: "(audience = '') and tier = $2 and status = any($3) and kind = any($4) and (invalid_at is null or invalid_at > $5)",
+      params: ["memory", ["active"], ["decision"], "2026-11-30T00:00:00.000Z"],
+    });
   });
 
   test("a primary agent sees the whole tenant; proposals default to pending", () => {

@@ -19,6 +19,24 @@ import {
   vectorTable,
 } from "./vector-generations.ts";
 
+type NearestRow = {
+  memory_id: string;
+  episode: string | null;
+  episode_order: number | null;
+  distance: number;
+};
+
+/** A row with a distance (a zero vector has none). */
+function hasDistance(row: NearestRow): boolean {
+  return row.distance !== null && Number.isFinite(Number(row.distance));
+}
+
+/** Nearest first; ties by memory id (as the query orders each part). */
+function byDistance(a: NearestRow, b: NearestRow): number {
+  const d = Number(a.distance) - Number(b.distance);
+  return d || (a.memory_id < b.memory_id ? -1 : a.memory_id > b.memory_id ? 1 : 0);
+}
+
 /**
  * The name a nearest-neighbour query is prepared by on a connection: each connection parses
  * one text once (a text per generation and set of filters), not at every search (a quarter
@@ -38,11 +56,11 @@ export type VectorUpsert = { document: MemoryDocument; textHash: string; embeddi
  */
 export type VectorHit = { id: string; score: number; place: EpisodePlace | null };
 
-/**
- * WHERE clauses over the filter columns, with their parameters numbered from `$2` ($1 is the
- * query vector): `sql` for all the principal may see, `own` and `global` for its two parts.
- */
-export type VectorFilter = { sql: string; own: string; global: string; params: unknown[] };
+/** A WHERE clause over the filter columns, its parameters numbered from `$2` ($1 is the query vector). */
+export type VectorWhere = { sql: string; params: unknown[] };
+
+/** `sql` for all the principal may see, `own` and `global` for its two parts. */
+export type VectorFilter = VectorWhere & { own: VectorWhere; global: VectorWhere };
 
 export type VectorRows = {
   loadRows(
@@ -100,7 +118,8 @@ export function createVectorRows(options: { pool: pg.Pool }): VectorRows {
       // Iterative scans (pgvector 0.8) keep walking the HNSW graph until `limit` rows pass the
       // filters; relaxed order is re-sorted by the outer query. Partitioned by audience, the
       // tenant's memories and the global ones are two nearest-neighbour queries, each over one
-      // partition, merged.
+      // partition, asked at once on two connections and merged here: one after the other in
+      // one statement, a recall waited for both walks.
       const n = Math.max(1, Math.floor(limit));
       const table = vectorTable(g);
       const audience = g.layout === "audience";
@@ -111,30 +130,31 @@ export function createVectorRows(options: { pool: pg.Pool }): VectorRows {
            coalesce((document->'episode'->>'order')::float8, extract(epoch from created_at)::float8 * 1000) as episode_order`;
       // The query's embedding travels in single precision and is rounded as the rows were.
       const query = g.embeddingType === "halfvec" ? "$1::vector::halfvec" : "$1::vector";
-      const nearest = (where: string) =>
-        `select memory_id, ${place}, embedding <=> ${query} as distance from ${table}
-          where ${where} order by embedding <=> ${query} limit ${n}`;
-      const sql = audience
-        ? `with own as materialized (${nearest(filter.own)}),
-                everyone as materialized (${nearest(filter.global)})
-           select memory_id::text, episode, episode_order, distance
-             from (select * from own union all select * from everyone) hits
-            order by distance, memory_id limit ${n}`
-        : `with hits as materialized (${nearest(filter.sql)})
-           select memory_id::text, episode, episode_order, distance from hits order by distance, memory_id`;
-      const { rows } = await pool.query<{
-        memory_id: string;
-        episode: string | null;
-        episode_order: number | null;
-        distance: number;
-      }>({ name: statementName(sql), text: sql, values: [vectorBinary(vector), ...filter.params] });
-      return rows
-        .filter((r) => r.distance !== null && Number.isFinite(Number(r.distance)))
-        .map((r) => ({
-          id: r.memory_id,
-          score: 1 - Number(r.distance),
-          place: r.episode === null ? null : { id: r.episode, order: Number(r.episode_order) },
-        }));
+      const embedding = vectorBinary(vector);
+      const nearest = async (where: VectorWhere) => {
+        const sql = `with hits as materialized (
+            select memory_id, ${place}, embedding <=> ${query} as distance from ${table}
+             where ${where.sql} order by embedding <=> ${query} limit ${n})
+          select memory_id::text, episode, episode_order, distance from hits order by distance, memory_id`;
+        const { rows } = await pool.query<NearestRow>({
+          name: statementName(sql),
+          text: sql,
+          values: [embedding, ...where.params],
+        });
+        return rows;
+      };
+      const rows = audience
+        ? (await Promise.all([nearest(filter.own), nearest(filter.global)]))
+            .flat()
+            .filter(hasDistance)
+            .sort(byDistance)
+            .slice(0, n)
+        : (await nearest(filter)).filter(hasDistance);
+      return rows.map((r) => ({
+        id: r.memory_id,
+        score: 1 - Number(r.distance),
+        place: r.episode === null ? null : { id: r.episode, order: Number(r.episode_order) },
+      }));
     },
     async snapshot(g) {
       const { rows } = await pool.query<Record<string, unknown>>(
