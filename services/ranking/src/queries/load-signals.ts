@@ -8,6 +8,7 @@ import { getTracer, startBatchSpan } from "@cairn/telemetry";
 import { depthAt } from "../projections/signals/signal-math.ts";
 import { termHeat } from "../rerank/ranking-factors.ts";
 import type { CandidateSignals } from "../rerank/rerank-candidates.ts";
+import { readTransaction } from "../store/read-transaction.ts";
 import { depthFields, isVoteField } from "../store/redis-layout.ts";
 import type { RequestContext } from "./ranking-context.ts";
 
@@ -40,7 +41,7 @@ export async function loadSignals(
   const now = ctx.clock();
   const hashKeys = memories.map((m) => paths.memory(m.id));
   const terms = [...new Set(memories.flatMap((m) => m.terms))];
-  const replies = await startBatchSpan(
+  const results = await startBatchSpan(
     tracer,
     "redis signals",
     () => {
@@ -51,7 +52,7 @@ export async function loadSignals(
         .zrange(paths.attention, -1, -1, "WITHSCORES")
         .zrange(paths.hot, -1, -1, "WITHSCORES")
         .eval(hashesScript, hashKeys.length, ...hashKeys);
-      return read.exec();
+      return readTransaction(read);
     },
     {
       attributes: {
@@ -61,12 +62,6 @@ export async function loadSignals(
       },
     },
   );
-  // EXEC answers each command's error or reply; null when the transaction was aborted.
-  if (replies === null) throw new Error("the signals read was aborted");
-  const results = replies.map(([error, value]) => {
-    if (error) throw error;
-    return value;
-  });
   const [attention = [], hot = []] = (terms.length > 0 ? results.slice(0, 2) : []) as Field[][];
   const [maxAttention = [], maxHot = [], hashes = []] = results.slice(terms.length > 0 ? 2 : 0) as [
     Field[],

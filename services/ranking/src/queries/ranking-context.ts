@@ -5,6 +5,7 @@ import type { RankingEnv } from "../env.ts";
 import { type MemoryCard, parseCards } from "../projections/memory-card/memory-card.ts";
 import type { DepthSettings } from "../projections/signals/signal-math.ts";
 import { parseTenantSettings } from "../projections/signals/signals-projection.ts";
+import { readTransaction } from "../store/read-transaction.ts";
 import { keysLayout, type ReadLayout, type rankingBases, signalsLayout } from "../store/redis-layout.ts";
 
 export type Clock = () => Date;
@@ -67,27 +68,16 @@ export type RequestContext = RankingContext & { layout: ReadLayout; position: nu
 export type TenantView = { settings: TenantSettings; live: number };
 
 /**
- * KEYS: the active pointers of signals and keys. ARGV: the signals' base key, then paths inside
- * a signals generation (the layout's, for the tenant): its settings, its live count, then the
- * cards asked for. Answers both generations, then what each path holds in the serving signals
- * generation: read by MGET, a thousand keys a command, not one command per card.
+ * The serving signals generation each Redis client last found. A tenant's view is read from it
+ * with plain commands, in one transaction with the serving pointers; when they say a rebuild
+ * switched generations meanwhile, it is read again from the one now serving. (A script that
+ * read the pointers first and the cards after cost Redis twice as long: each card passed
+ * through Lua.)
  */
-const tenantViewScript = `
-local s = redis.call('GET', KEYS[1]) or '0'
-local k = redis.call('GET', KEYS[2]) or '0'
-local g = ARGV[1] .. 'g' .. s .. ':'
-local out = {s, k}
-local i = 2
-while i <= #ARGV do
-  local last = math.min(i + 999, #ARGV)
-  local keys = {}
-  for j = i, last do keys[#keys + 1] = g .. ARGV[j] end
-  local values = redis.call('MGET', unpack(keys))
-  for j = 1, #keys do out[#out + 1] = values[j] end
-  i = last + 1
-end
-return out
-`;
+const lastServing = new WeakMap<Redis, string>();
+
+/** How many switches in a row a view's read follows before it gives up (one is already rare). */
+const maxSwitchesFollowed = 3;
 
 /**
  * Waits for `afterPosition` first, then reads which generations serve: a read model rebuilt or
@@ -121,26 +111,42 @@ export async function withTenantCards(
   const position = await waitForPosition(ctx, request.afterPosition);
   // The paths inside a generation, as the layout names them (an empty generation prefix).
   const inside = signalsLayout("")(request.principal.tenant);
-  const [signals, keys, settings, live, ...cards] = (await ctx.redis.eval(
-    tenantViewScript,
-    2,
-    `${ctx.bases.signals}active`,
-    `${ctx.bases.keys}active`,
-    ctx.bases.signals,
-    inside.settings,
-    inside.liveCount,
-    ...ids.map(inside.card),
-  )) as (string | null)[];
-  return {
-    context: {
-      ...ctx,
-      position,
-      layout: {
-        signals: signalsLayout(`${ctx.bases.signals}g${signals ?? 0}:`),
-        keys: keysLayout(`${ctx.bases.keys}g${keys ?? 0}:`),
-      },
-      tenant: { settings: parseTenantSettings(settings ?? null), live: Number(live ?? 0) },
-    },
-    cards: parseCards(ids, cards),
-  };
+  const paths = [inside.settings, inside.liveCount, ...ids.map(inside.card)];
+  let serving = lastServing.get(ctx.redis) ?? "0";
+  for (let switches = 0; ; switches += 1) {
+    const prefix = `${ctx.bases.signals}g${serving}:`;
+    const [signals, keys, values] = (await readTransaction(
+      ctx.redis
+        .multi()
+        .get(`${ctx.bases.signals}active`)
+        .get(`${ctx.bases.keys}active`)
+        .mget(...paths.map((path) => prefix + path)),
+    )) as [string | null, string | null, (string | null)[]];
+    const found = signals ?? "0";
+    lastServing.set(ctx.redis, found);
+    if (found === serving) {
+      const [settings, live, ...cards] = values;
+      return {
+        context: {
+          ...ctx,
+          position,
+          layout: {
+            signals: signalsLayout(prefix),
+            keys: keysLayout(`${ctx.bases.keys}g${keys ?? 0}:`),
+          },
+          tenant: { settings: parseTenantSettings(settings ?? null), live: Number(live ?? 0) },
+        },
+        cards: parseCards(ids, cards),
+      };
+    }
+    if (switches === maxSwitchesFollowed)
+      throw new CairnError(
+        "unavailable",
+        "the ranking read model kept switching generations while it was read",
+        {
+          hint: "retry shortly",
+        },
+      );
+    serving = found;
+  }
 }
