@@ -276,13 +276,33 @@ describe("rebuild", () => {
     });
     await search.settle();
     const old = (await inspect.generations()).lexical as number;
-    // As an older version left it: no version recorded on the generation, and no expiry sets
-    // (so "not expired" must be asked of it).
-    const prefix = inspect.models.lexicalStore.generations.prefix(old);
-    await inspect.models.redis.del(`${prefix}version`);
-    const sets = await inspect.models.redis.keys(`${prefix}expiring:*`);
+    // As an older version left it: no version recorded on the generation, no expiry sets (so
+    // "not expired" must be asked of it), and its tier and status as tags of their own (which
+    // today's index does not keep: a search asks for them as part of `reach`).
+    const { redis, lexicalStore, module } = inspect.models;
+    const prefix = lexicalStore.generations.prefix(old);
+    await redis.del(`${prefix}version`);
+    const sets = await redis.keys(`${prefix}expiring:*`);
     expect(sets.length).toBeGreaterThan(0);
-    await inspect.models.redis.del(...sets);
+    await redis.del(...sets);
+    await redis.call("FT.ALTER", lexicalStore.indexName(old), "SCHEMA", "ADD", "tier", "TAG");
+    await redis.call("FT.ALTER", lexicalStore.indexName(old), "SCHEMA", "ADD", "status", "TAG");
+    for (const id of [...ids, expired.id]) {
+      const key = lexicalStore.docKey(old, id);
+      const fields = ["tier", "memory", "status", "active"];
+      if (module.generation === 1)
+        await redis.call(
+          "FT.ADD",
+          lexicalStore.indexName(old),
+          key,
+          "1.0",
+          "REPLACE",
+          "PARTIAL",
+          "FIELDS",
+          ...fields,
+        );
+      else await redis.hset(key, ...fields);
+    }
     await search.restartService();
     // While the rebuild runs, the old generation answers by its own fields.
     const serving = await search.candidates({ principal: alice, query: "deploying ferns", mode: "lexical" });

@@ -31,8 +31,7 @@ export const lexicalSchema: readonly string[] = [
   ...["slot_tag", "TAG"],
   ...["links", "TAG"],
   ...["kind", "TAG"],
-  ...["tier", "TAG"],
-  ...["status", "TAG"],
+  // No `tier` or `status` tag: a search asks for them with the principal, as `reach`.
   ...["scope", "TAG"],
   ...["tenant", "TAG"],
   ...["agent", "TAG"],
@@ -230,8 +229,6 @@ export function documentFields(doc: MemoryDocument, terms: readonly string[] = d
     ...["slot_tag", tags([doc.slot])],
     ...["links", tags(doc.links)],
     ...["kind", doc.kind],
-    ...["tier", doc.tier],
-    ...["status", doc.status],
     ...["scope", doc.scope],
     ...["tenant", identityTag(doc.tenant)],
     ...["agent", identityTag(doc.agent)],
