@@ -35,12 +35,24 @@ function positive(args: string[], name: string, fallback: number): number {
   return value;
 }
 
+function nonNegative(args: string[], name: string, fallback: number): number {
+  const value = Number(option(args, name, String(fallback)));
+  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} needs a whole number, 0 or more`);
+  return value;
+}
+
 type SizeResult = {
   memories: number;
   seedSeconds: number;
   rebuild: SeededDeployment["rebuild"];
   query: Record<RetrievalMode, { p50: number; p99: number; avgCandidates: number }>;
   fullRecall: {
+    /**
+     * The first `--warmup` REST recalls after the services started, not counted in the others:
+     * a service just started is slower until its code is optimised and its connections are
+     * open (null with `--warmup 0`).
+     */
+    warmup: (Latency & { count: number }) | null;
     rest: Latency;
     mcp: Latency;
     context: Latency;
@@ -64,6 +76,7 @@ async function benchSize(
   size: number,
   queries: number,
   writes: number,
+  warmup: number,
   profileDir: string | null,
 ): Promise<SizeResult> {
   const deployment = await seededDeployment(size, {
@@ -130,6 +143,17 @@ async function benchSize(
       postgres: postgres.pid,
       nats: nats.pid,
     };
+    // A running service's figures: the first recalls after a start (code not yet optimised,
+    // connections and caches new) are measured apart, as the warm-up.
+    const warmed =
+      warmup === 0
+        ? null
+        : {
+            ...(await measure(`REST warm-up ${size}`, warmup, 1, () =>
+              restSearch(baseUrl, tenantKey(), queryText(rand)),
+            )),
+            count: warmup,
+          };
     const cpuSince = countCpu(pids);
     const rest = await measure(`REST search ${size}`, queries, 1, () =>
       restSearch(baseUrl, tenantKey(), queryText(rand)),
@@ -179,7 +203,7 @@ async function benchSize(
       seedSeconds,
       rebuild,
       query,
-      fullRecall: { rest, mcp, context, concurrent: { ...concurrent, clients } },
+      fullRecall: { warmup: warmed, rest, mcp, context, concurrent: { ...concurrent, clients } },
       rssMb: rss,
       peakRssMb: Object.fromEntries(processes.map((p) => [p.name, rssMb(p.child.pid, "peak")])),
       cpuMsPerRecall,
@@ -234,7 +258,9 @@ function printProfiles(dir: string, results: SizeResult[]): void {
 export async function run(args: string[]): Promise<void> {
   if (args.includes("--help")) {
     console.log(
-      "usage: pnpm bench search [--sizes 10000,100000] [--queries 200] [--writes 100] [--profile DIR] [--json]",
+      "usage: pnpm bench search [--sizes 10000,100000] [--queries 200] [--warmup 300] [--writes 100] [--profile DIR] [--json]\n" +
+        "  --warmup N: REST recalls sent after the services start and before the full recall is measured\n" +
+        "  (reported apart: a service just started is slower until its code is optimised)",
     );
     return;
   }
@@ -245,13 +271,14 @@ export async function run(args: string[]): Promise<void> {
     throw new Error("--sizes takes positive integers, e.g. 10000,100000");
   const queries = positive(args, "queries", 200);
   const writes = positive(args, "writes", 100);
+  const warmup = nonNegative(args, "warmup", 300);
   const profile = option(args, "profile", "");
   const profileDir = profile === "" ? null : resolve(profile);
 
   // Before anything starts: what this machine's cores do, for comparing runs across machines.
   const cpuReference = cpuReferenceMs();
   const results: SizeResult[] = [];
-  for (const size of sizes) results.push(await benchSize(size, queries, writes, profileDir));
+  for (const size of sizes) results.push(await benchSize(size, queries, writes, warmup, profileDir));
   if (profileDir !== null) printProfiles(profileDir, results);
 
   const ms = (n: number) => Math.round(n * 10) / 10;
@@ -263,6 +290,17 @@ export async function run(args: string[]): Promise<void> {
       p99_ms: ms(r.query[mode].p99),
       rate: "",
     })),
+    ...(r.fullRecall.warmup === null
+      ? []
+      : [
+          {
+            memories: r.memories,
+            measure: `warm-up: first ${r.fullRecall.warmup.count} REST searches`,
+            p50_ms: ms(r.fullRecall.warmup.p50Ms),
+            p99_ms: ms(r.fullRecall.warmup.p99Ms),
+            rate: `${Math.round(r.fullRecall.warmup.perSecond)}/s`,
+          },
+        ]),
     ...(
       [
         ["full recall: REST search (1 client)", r.fullRecall.rest],
