@@ -2,18 +2,28 @@
 // model's (`canSee`); these are its translations into RediSearch and SQL, and a property test
 // holds them to it. A memory is visible when it is global, or in the principal's tenant and
 // either team-scoped, written by the principal, or the principal is the tenant's primary agent.
-import type { Principal, SearchFilters, Status, Tier } from "@cairn/contracts";
-import { reachedTags, visibleTags } from "../projections/lexical/lexical-index.ts";
+import {
+  type Principal,
+  type SearchFilters,
+  type Status,
+  statuses,
+  type Tier,
+  tiers,
+} from "@cairn/contracts";
+import { reachedTags } from "../projections/lexical/lexical-index.ts";
 import { escapeQueryText } from "../projections/lexical/query-syntax.ts";
 
-/** The RediSearch clause of what `principal` may see: one tag, `visible_to` (see `visibleTags`). */
+/**
+ * The RediSearch clause of what `principal` may see in any tier and status (a memory's links
+ * and neighbours): `reach` with every tier and status.
+ */
 export function lexicalVisibility(principal: Principal): string {
-  return `@visible_to:{${visibleTags(principal).join("|")}}`;
+  return `@reach:{${tiers.flatMap((tier) => reachedTags(principal, tier, statuses)).join("|")}}`;
 }
 
 /**
  * The RediSearch clause of what `principal` may see in `tier` and `statuses`: one tag, `reach`
- * (see `reachTags`), where `lexicalVisibility`, `@tier` and `@status` were three clauses.
+ * (see `reachTags`), where visibility, `@tier` and `@status` were three clauses.
  */
 export function lexicalReach(principal: Principal, tier: Tier, statuses: readonly Status[]): string {
   return `@reach:{${reachedTags(principal, tier, statuses).join("|")}}`;

@@ -70,12 +70,23 @@ describe("lexical visibility", () => {
   });
 
   test("an index from before visible_to is asked the same rule by tenant, scope and agent", () => {
-    const alice: Principal = { tenant: "acme", agent: "alice", role: "agent", primary: false };
-    expect(visibilityByFields(`@terms:(fern) ${lexicalVisibility(alice)} @tier:{memory}`)).toBe(
+    expect(
+      visibilityByFields("@terms:(fern) @visible_to:{global|m61636d65|a61636d65x616c696365} @tier:{memory}"),
+    ).toBe(
       "@terms:(fern) ((@scope:{global})|(@tenant:{61636d65} @scope:{team})|(@tenant:{61636d65} @agent:{616c696365})) @tier:{memory}",
     );
-    expect(visibilityByFields(lexicalVisibility({ ...alice, primary: true }))).toBe(
+    expect(visibilityByFields("@visible_to:{global|t61636d65}")).toBe(
       "((@scope:{global})|(@tenant:{61636d65}))",
+    );
+  });
+
+  test("a memory's links and neighbours are asked in every tier and status the principal may see", () => {
+    fc.assert(
+      fc.property(doc, principal, (d, p) => {
+        const asked = /^@reach:\{(.*)\}$/.exec(lexicalVisibility(p))?.[1]?.split("|") ?? [];
+        expect(reachTags(d).some((t) => asked.includes(t))).toBe(canSee(d, p));
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -11,11 +11,10 @@ import { memoryTerms } from "@cairn/text-analysis";
 import { normalizeTag } from "./query-syntax.ts";
 
 /**
- * Changes whenever what `terms`, `visible_to`, `reach`, the expiry sets or a document's match
- * payload hold changes: a generation built by another version is rebuilt (search does it at
- * start), and until then it is read by its own fields (text from `json`, reach from `tier`,
- * `status` and visibility, visibility from `tenant`, `scope` and `agent`, "not expired" always
- * asked).
+ * Changes whenever what `terms`, `reach`, the expiry sets or a document's match payload hold
+ * changes: a generation built by another version is rebuilt (search does it at start), and
+ * until then it is read by its own fields (text from `json`, reach from `tier`, `status`,
+ * `tenant`, `scope` and `agent`, "not expired" always asked).
  */
 export const lexicalAnalysisVersion = "terms-v5";
 
@@ -31,11 +30,10 @@ export const lexicalSchema: readonly string[] = [
   ...["slot_tag", "TAG"],
   ...["links", "TAG"],
   ...["kind", "TAG"],
-  // No `tier` or `status` tag: a search asks for them with the principal, as `reach`.
+  // No `tier`, `status` or visibility tag of their own: a search asks for them as one, `reach`.
   ...["scope", "TAG"],
   ...["tenant", "TAG"],
   ...["agent", "TAG"],
-  ...["visible_to", "TAG"],
   ...["reach", "TAG"],
   ...["project", "TAG"],
   ...["created", "NUMERIC", "SORTABLE"],
@@ -56,10 +54,10 @@ export function identityTag(value: string): string {
 }
 
 /**
- * Who may see a document, as the values of one tag, `visible_to` (the memory model's `canSee`,
- * which a property test holds this to): everybody (`global`), its tenant's primary agents
- * (`t<tenant>`), its tenant's agents when it is a team memory (`m<tenant>`), and the agent
- * that wrote it (`a<tenant>x<agent>`); tenant and agent hex-encoded, so `x` only separates.
+ * Who may see a document, as values (the memory model's `canSee`, which a property test holds
+ * this to): everybody (`global`), its tenant's primary agents (`t<tenant>`), its tenant's
+ * agents when it is a team memory (`m<tenant>`), and the agent that wrote it
+ * (`a<tenant>x<agent>`); tenant and agent hex-encoded, so `x` only separates.
  */
 export function visibilityTags(doc: Pick<MemoryDocument, "tenant" | "agent" | "scope">): string[] {
   const tenant = identityTag(doc.tenant);
@@ -70,7 +68,7 @@ export function visibilityTags(doc: Pick<MemoryDocument, "tenant" | "agent" | "s
 }
 
 /**
- * The `visible_to` values a principal sees: a document is visible when it holds one of them.
+ * The visibility values a principal sees: a document is visible when it holds one of them.
  * One tag union of small posting lists, where tenant, scope and agent were an intersection
  * with `scope`'s, which holds most of the index (a third of the match at 100,000 memories).
  */
@@ -82,11 +80,11 @@ export function visibleTags(principal: Principal): string[] {
 
 /**
  * Who may see a document, and in which tier and status it is, as the values of one tag,
- * `reach`: each `visible_to` value after the document's tier and status
- * (`<tier>x<status>x<visible_to>`; neither a tier nor a status holds an `x`). A search asks for
- * its tier, statuses and principal as one union of small posting lists (`reachTags` of what
- * it asks). As three clauses, RediSearch intersected the principal's union with `tier`'s and
- * `status`'s lists, which hold most of the index: 45% of a match's time at 100,000 memories.
+ * `reach`: each visibility value after the document's tier and status
+ * (`<tier>x<status>x<visibility>`; neither a tier nor a status holds an `x`). A search asks for
+ * its tier, statuses and principal as one union of small posting lists (`reachedTags`). As
+ * three clauses, RediSearch intersected the principal's union with `tier`'s and `status`'s
+ * lists, which hold most of the index: 45% of a match's time at 100,000 memories.
  */
 export function reachTags(
   doc: Pick<MemoryDocument, "tenant" | "agent" | "scope" | "tier" | "status">,
@@ -116,10 +114,10 @@ export function visibleExpirySets(principal: Principal): [string, string] {
 }
 
 /**
- * A query's `reach` and `visible_to` clauses over the fields an index of an older version has,
- * for a generation that serves while its rebuild runs: `reach` by `tier`, `status` and
- * `visible_to`, then `visible_to` by `tenant`, `scope` and `agent` (an index from before
- * `visible_to`). Query text never holds such a clause: its `@`, `:` and `{` are escaped.
+ * A query's `reach` clauses over the fields an index of an older version has, for a generation
+ * that serves while its rebuild runs: by `tier`, `status` and the visibility values as
+ * `visible_to` (a tag of older versions), then those by `tenant`, `scope` and `agent`, which
+ * every version has. Query text never holds such a clause: its `@`, `:` and `{` are escaped.
  */
 export function visibilityByFields(query: string): string {
   const reached = query.replace(/@reach:\{([^}]*)\}/g, (_, values: string) => {
@@ -232,7 +230,6 @@ export function documentFields(doc: MemoryDocument, terms: readonly string[] = d
     ...["scope", doc.scope],
     ...["tenant", identityTag(doc.tenant)],
     ...["agent", identityTag(doc.agent)],
-    ...["visible_to", visibilityTags(doc).join(",")],
     ...["reach", reachTags(doc).join(",")],
     ...["created", millis(doc.createdAt, 0)],
     ...["updated", millis(doc.updatedAt, 0)],
