@@ -3,7 +3,7 @@
 // attention and heat with `ZMSCORE`, the highest of each, and every memory's signals hash
 // (recalls, depth and votes) by a script (one command, not one per memory), traced as one span.
 // The scores are not read through a script: a script's `ZMSCORE` turns every term and score
-// into a Lua value and back, which took Redis more than twice as long as the command itself.
+// into a Lua value and back, which took Redis about twice as long as this transaction.
 import { getTracer, startBatchSpan } from "@cairn/telemetry";
 import { depthAt } from "../projections/signals/signal-math.ts";
 import { termHeat } from "../rerank/ranking-factors.ts";
