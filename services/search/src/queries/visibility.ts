@@ -22,11 +22,11 @@ export function lexicalVisibility(principal: Principal): string {
 }
 
 /**
- * The RediSearch clause of what `principal` may see in `tier` and `statuses`: one tag, `reach`
+ * The RediSearch clause of what `principal` may see in `tier` and the statuses asked: one tag, `reach`
  * (see `reachTags`), where visibility, `@tier` and `@status` were three clauses.
  */
-export function lexicalReach(principal: Principal, tier: Tier, statuses: readonly Status[]): string {
-  return `@reach:{${reachedTags(principal, tier, statuses).join("|")}}`;
+export function lexicalReach(principal: Principal, tier: Tier, asked: readonly Status[]): string {
+  return `@reach:{${reachedTags(principal, tier, asked).join("|")}}`;
 }
 
 /**
