@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
+import { option, wholeNumber } from "./lib/bench-args.ts";
 import { queryText, tenants } from "./lib/bench-memories.ts";
 import { countCpu, measure, restSearch } from "./lib/full-recall.ts";
 import { cpuReferenceMs } from "./lib/machine.ts";
@@ -37,17 +38,6 @@ type Run = {
   cpuMsPerRecall: Record<string, number | null>;
   cpuMsPerRecallTotal: number;
 };
-
-function option(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? (args[i + 1] ?? fallback) : fallback;
-}
-
-function positive(args: string[], name: string, fallback: number): number {
-  const value = Number(option(args, name, String(fallback)));
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} needs a positive integer\n${usage}`);
-  return value;
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -116,10 +106,10 @@ export async function run(args: string[]): Promise<void> {
     if (!existsSync(join(other, needed)))
       throw new Error(`${other} is not a checkout with its dependencies installed (no ${needed})\n${usage}`);
   }
-  const memories = positive(args, "memories", 100_000);
-  const rounds = positive(args, "rounds", 4);
-  const queries = positive(args, "queries", 300);
-  const clients = positive(args, "clients", 1);
+  const memories = wholeNumber(args, "memories", 100_000, { usage });
+  const rounds = wholeNumber(args, "rounds", 4, { usage });
+  const queries = wholeNumber(args, "queries", 300, { usage });
+  const clients = wholeNumber(args, "clients", 1, { usage });
 
   const cpuReference = cpuReferenceMs();
   const deployment = await seededDeployment(memories);

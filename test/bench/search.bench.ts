@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { call } from "@cairn/bus";
 import { type Principal, type RetrievalMode, searchRpcs } from "@cairn/contracts";
 import { connect } from "@nats-io/transport-node";
+import { option, wholeNumber } from "./lib/bench-args.ts";
 import { agents, appendInput, memory, pick, queryText, tenants } from "./lib/bench-memories.ts";
 import { countCpu, type Latency, mcpClient, mcpTool, measure, restSearch, rssMb } from "./lib/full-recall.ts";
 import { cpuReferenceMs } from "./lib/machine.ts";
@@ -23,23 +24,6 @@ import {
   startRecallServices,
   stopServices,
 } from "./lib/seeded-deployment.ts";
-
-function option(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? (args[i + 1] ?? fallback) : fallback;
-}
-
-function positive(args: string[], name: string, fallback: number): number {
-  const value = Number(option(args, name, String(fallback)));
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} needs a positive integer`);
-  return value;
-}
-
-function nonNegative(args: string[], name: string, fallback: number): number {
-  const value = Number(option(args, name, String(fallback)));
-  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} needs a whole number, 0 or more`);
-  return value;
-}
 
 type SizeResult = {
   memories: number;
@@ -269,9 +253,9 @@ export async function run(args: string[]): Promise<void> {
     .map((s) => Number(s.trim()));
   if (sizes.some((s) => !Number.isInteger(s) || s <= 0))
     throw new Error("--sizes takes positive integers, e.g. 10000,100000");
-  const queries = positive(args, "queries", 200);
-  const writes = positive(args, "writes", 100);
-  const warmup = nonNegative(args, "warmup", 300);
+  const queries = wholeNumber(args, "queries", 200);
+  const writes = wholeNumber(args, "writes", 100);
+  const warmup = wholeNumber(args, "warmup", 300, { least: 0 });
   const profile = option(args, "profile", "");
   const profileDir = profile === "" ? null : resolve(profile);
 
