@@ -1,6 +1,7 @@
 // `infraTest`: vitest's `test` with real infrastructure. One Postgres, one Redis and one NATS
 // per vitest worker, each started lazily the first time a test asks for it and stopped when
 // the worker ends; per test, a fresh database and names that no other test uses.
+import { Redis } from "ioredis";
 import { test } from "vitest";
 import { startNats } from "./nats.ts";
 import { startPostgres } from "./postgres.ts";
@@ -25,6 +26,12 @@ export const infraTest = test
     const nats = await startNats();
     onCleanup(() => nats.stop());
     return nats;
+  })
+  // A client of the worker's Redis for this test (disconnected after it).
+  .extend("redisClient", async ({ redis }, { onCleanup }) => {
+    const client = new Redis(redis.url);
+    onCleanup(() => client.disconnect());
+    return client;
   })
   .extend("uniqueName", () => makeUniqueName("t"))
   .extend("databaseName", async ({ postgres, uniqueName }, { onCleanup }) => {

@@ -1,5 +1,4 @@
 import { infraTest as test } from "@cairn/testing";
-import { Redis } from "ioredis";
 import { describe, expect } from "vitest";
 import { signalsLayout } from "../store/redis-layout.ts";
 import { loadSignals } from "./load-signals.ts";
@@ -14,74 +13,69 @@ const [a, b, c, d] = [
 
 describe("the signals of a rerank's memories", () => {
   test("each memory's recalls, depth and votes, and its terms' attention and heat, each its own", async ({
-    redis: server,
+    redisClient: redis,
     uniqueName,
   }) => {
-    const redis = new Redis(server.url);
-    try {
-      const layout = signalsLayout(`${uniqueName}:g1:`);
-      const paths = layout("acme");
-      const now = new Date("2026-11-20T12:00:00.000Z");
-      // Attention and heat rank the terms differently, so that one read for the other shows.
-      await redis.zadd(paths.attention, 99, "incident", 9, "rollback", 3, "deploy");
-      await redis.zadd(paths.hot, 1.5, "incident", 4, "deploy");
-      // A term only this many memories share: more than a thousand distinct terms in one read.
-      const many = Array.from({ length: 1500 }, (_, i) => `term${i}`);
-      await redis.zadd(paths.attention, ...many.flatMap((t, i) => [i % 7, t]));
-      await redis.hset(paths.memory(a), {
-        count: "4",
-        lastAt: "2026-11-19T08:00:00.000Z",
-        reads: "2",
-        lastReadAt: "2026-11-18T08:00:00.000Z",
-        depth: "0.8",
-        depthAt: now.toISOString(),
-        "fb:alice": "1",
-        "fb:bob": "-1",
-        "fb:carol": "1",
-      });
-      const ctx = {
-        redis,
-        layout: { signals: layout },
-        clock: () => now,
-        depth: { halfLifeDays: 30, gain: 0.25 },
-      } as unknown as RequestContext;
+    const layout = signalsLayout(`${uniqueName}:g1:`);
+    const paths = layout("acme");
+    const now = new Date("2026-11-20T12:00:00.000Z");
+    // Attention and heat rank the terms differently, so that one read for the other shows.
+    await redis.zadd(paths.attention, 99, "incident", 9, "rollback", 3, "deploy");
+    await redis.zadd(paths.hot, 1.5, "incident", 4, "deploy");
+    // A term only this many memories share: more than a thousand distinct terms in one read.
+    const many = Array.from({ length: 1500 }, (_, i) => `term${i}`);
+    await redis.zadd(paths.attention, ...many.flatMap((t, i) => [i % 7, t]));
+    await redis.hset(paths.memory(a), {
+      count: "4",
+      lastAt: "2026-11-19T08:00:00.000Z",
+      reads: "2",
+      lastReadAt: "2026-11-18T08:00:00.000Z",
+      depth: "0.8",
+      depthAt: now.toISOString(),
+      "fb:alice": "1",
+      "fb:bob": "-1",
+      "fb:carol": "1",
+    });
+    const ctx = {
+      redis,
+      layout: { signals: layout },
+      clock: () => now,
+      depth: { halfLifeDays: 30, gain: 0.25 },
+    } as unknown as RequestContext;
 
-      const signals = await loadSignals(ctx, "acme", [
-        { id: a, terms: ["rollback"] },
-        { id: b, terms: ["deploy"] },
-        { id: c, terms: [] },
-        { id: d, terms: many },
-      ]);
+    const signals = await loadSignals(ctx, "acme", [
+      { id: a, terms: ["rollback"] },
+      { id: b, terms: ["deploy"] },
+      { id: c, terms: [] },
+      { id: d, terms: many },
+    ]);
 
-      expect(signals.get(a)).toEqual({
-        useful: 2,
-        notUseful: 1,
-        recalls: 4,
-        lastRecalledAt: "2026-11-19T08:00:00.000Z",
-        reads: 2,
-        lastReadAt: "2026-11-18T08:00:00.000Z",
-        depth: 0.8,
-        // `rollback`: attended (log scale, against `incident`), never hot.
-        attention: Math.log1p(9) / Math.log1p(99) / 3,
-        hotTopic: 0,
-      });
-      // `deploy`: the hottest term, little attended.
-      expect(signals.get(b)).toMatchObject({
-        recalls: 0,
-        useful: 0,
-        depth: 0,
-        attention: Math.log1p(3) / Math.log1p(99) / 3,
-        hotTopic: 1 / 3,
-      });
-      expect(signals.get(c)).toMatchObject({ attention: 0, hotTopic: 0, recalls: 0 });
-      // Its three most attended terms (scores 6) are each read.
-      expect(signals.get(d)?.attention).toBeCloseTo(Math.log1p(6) / Math.log1p(99), 12);
+    expect(signals.get(a)).toEqual({
+      useful: 2,
+      notUseful: 1,
+      recalls: 4,
+      lastRecalledAt: "2026-11-19T08:00:00.000Z",
+      reads: 2,
+      lastReadAt: "2026-11-18T08:00:00.000Z",
+      depth: 0.8,
+      // `rollback`: attended (log scale, against `incident`), never hot.
+      attention: Math.log1p(9) / Math.log1p(99) / 3,
+      hotTopic: 0,
+    });
+    // `deploy`: the hottest term, little attended.
+    expect(signals.get(b)).toMatchObject({
+      recalls: 0,
+      useful: 0,
+      depth: 0,
+      attention: Math.log1p(3) / Math.log1p(99) / 3,
+      hotTopic: 1 / 3,
+    });
+    expect(signals.get(c)).toMatchObject({ attention: 0, hotTopic: 0, recalls: 0 });
+    // Its three most attended terms (scores 6) are each read.
+    expect(signals.get(d)?.attention).toBeCloseTo(Math.log1p(6) / Math.log1p(99), 12);
 
-      // Memories without terms ask for no term at all.
-      const bare = await loadSignals(ctx, "acme", [{ id: a, terms: [] }]);
-      expect(bare.get(a)).toMatchObject({ recalls: 4, useful: 2, attention: 0, hotTopic: 0 });
-    } finally {
-      redis.disconnect();
-    }
+    // Memories without terms ask for no term at all.
+    const bare = await loadSignals(ctx, "acme", [{ id: a, terms: [] }]);
+    expect(bare.get(a)).toMatchObject({ recalls: 4, useful: 2, attention: 0, hotTopic: 0 });
   });
 });

@@ -1,7 +1,6 @@
 import type { DecodedEvent } from "@cairn/contracts";
 import { storedEvent } from "@cairn/contracts/testing";
 import { infraTest as test } from "@cairn/testing";
-import { Redis } from "ioredis";
 import { describe, expect } from "vitest";
 import { signalsProjection } from "./signals-projection.ts";
 
@@ -47,60 +46,55 @@ function recalls(): DecodedEvent[] {
 
 describe("the signals read model", () => {
   test("a command's recalls applied as runs give exactly what applying them one by one gives", async ({
-    redis: server,
+    redisClient: redis,
     uniqueName,
   }) => {
-    const redis = new Redis(server.url);
-    try {
-      const projection = (name: string) =>
-        signalsProjection({
-          redis,
-          base: `${uniqueName}:${name}:`,
-          readStream: () => Promise.reject(new Error("no repair here")),
-          readTenantLog: () => Promise.reject(new Error("no purge here")),
-          depth: { halfLifeDays: 30, gain: 0.25 },
-          hotHalfLifeDays: 7,
-        });
-      const events = recalls();
-
-      const together = projection("together");
-      const g1 = await together.generations.live();
-      await redis.config("RESETSTAT");
-      const all = await together.apply({
-        generation: g1,
-        writer: { kind: "live" },
-        expected: 0,
-        next: events.length,
-        events,
+    const projection = (name: string) =>
+      signalsProjection({
+        redis,
+        base: `${uniqueName}:${name}:`,
+        readStream: () => Promise.reject(new Error("no repair here")),
+        readTenantLog: () => Promise.reject(new Error("no purge here")),
+        depth: { halfLifeDays: 30, gain: 0.25 },
+        hotHalfLifeDays: 7,
       });
-      expect(all.outcome).toBe("ok");
-      const togetherCommits = Number(/cmdstat_eval:calls=(\d+)/.exec(await redis.info("commandstats"))?.[1]);
+    const events = recalls();
 
-      const apart = projection("apart");
-      const g2 = await apart.generations.live();
-      for (const event of events) {
-        const one = await apart.apply({
-          generation: g2,
-          writer: { kind: "live" },
-          expected: event.position - 1,
-          next: event.position,
-          events: [event],
-        });
-        expect(one.outcome).toBe("ok");
-      }
+    const together = projection("together");
+    const g1 = await together.generations.live();
+    await redis.config("RESETSTAT");
+    const all = await together.apply({
+      generation: g1,
+      writer: { kind: "live" },
+      expected: 0,
+      next: events.length,
+      events,
+    });
+    expect(all.outcome).toBe("ok");
+    const togetherCommits = Number(/cmdstat_eval:calls=(\d+)/.exec(await redis.info("commandstats"))?.[1]);
 
-      const snapshot = await together.snapshot(g1);
-      expect(snapshot).toEqual(await apart.snapshot(g2));
-      // Not an empty comparison: depth, recall counts and heat were all written.
-      const names = snapshot.map(([name]) => name);
-      expect(names).toEqual(expect.arrayContaining(["acme:hot", "globex:hot", `acme:sig:${ids[0]}`]));
-      const signals = Object.fromEntries(snapshot)[`acme:sig:${ids[0]}`] as Record<string, string>;
-      expect(signals).toMatchObject({ count: "5", reads: "3" });
-      expect(Number(signals.depth)).toBeGreaterThan(0.5);
-      // The runs (acme 1-4, globex 5-6, acme 7-8) committed once each.
-      expect(togetherCommits).toBe(3);
-    } finally {
-      redis.disconnect();
+    const apart = projection("apart");
+    const g2 = await apart.generations.live();
+    for (const event of events) {
+      const one = await apart.apply({
+        generation: g2,
+        writer: { kind: "live" },
+        expected: event.position - 1,
+        next: event.position,
+        events: [event],
+      });
+      expect(one.outcome).toBe("ok");
     }
+
+    const snapshot = await together.snapshot(g1);
+    expect(snapshot).toEqual(await apart.snapshot(g2));
+    // Not an empty comparison: depth, recall counts and heat were all written.
+    const names = snapshot.map(([name]) => name);
+    expect(names).toEqual(expect.arrayContaining(["acme:hot", "globex:hot", `acme:sig:${ids[0]}`]));
+    const signals = Object.fromEntries(snapshot)[`acme:sig:${ids[0]}`] as Record<string, string>;
+    expect(signals).toMatchObject({ count: "5", reads: "3" });
+    expect(Number(signals.depth)).toBeGreaterThan(0.5);
+    // The runs (acme 1-4, globex 5-6, acme 7-8) committed once each.
+    expect(togetherCommits).toBe(3);
   });
 });
