@@ -2,6 +2,7 @@
 // readable table and, with --json, one JSON object as its last line.
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { BenchOptionError } from "../test/bench/lib/bench-args.ts";
 
 const dir = fileURLToPath(new URL("../test/bench/", import.meta.url));
 const available = readdirSync(dir)
@@ -15,4 +16,11 @@ if (!name || !available.includes(name)) {
   process.exit(name === "--help" ? 0 : 2);
 }
 const bench = (await import(`../test/bench/${name}.bench.ts`)) as { run: (args: string[]) => Promise<void> };
-await bench.run(args);
+try {
+  await bench.run(args);
+} catch (error) {
+  // A bad option is the caller's to fix: its message, not a stack.
+  if (!(error instanceof BenchOptionError)) throw error;
+  console.error(error.message);
+  process.exit(2);
+}

@@ -16,26 +16,12 @@ import { connect } from "@nats-io/transport-node";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { type ServiceProcess, spawnService } from "../helpers/service-processes.ts";
+import { wholeNumber, wholeNumbers } from "./lib/bench-args.ts";
 import { appendInput, memory, random, seedLog } from "./lib/bench-memories.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
 import { progress, type Row, report } from "./lib/report.ts";
 
 const projecting: BackendServiceName[] = ["search", "ranking", "maintenance"];
-
-function option(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? (args[i + 1] ?? fallback) : fallback;
-}
-
-function positiveList(args: string[], name: string, fallback: string): number[] {
-  const values = option(args, name, fallback)
-    .split(",")
-    .map((v) => Number(v.trim()));
-  if (values.length === 0 || values.some((v) => !Number.isInteger(v) || v <= 0)) {
-    throw new Error(`--${name} takes positive integers, e.g. ${fallback}`);
-  }
-  return values;
-}
 
 type CountResult = {
   copies: number;
@@ -137,8 +123,8 @@ export async function run(args: string[]): Promise<void> {
     console.log("usage: pnpm bench copies [--memories 20000] [--copies 1,2] [--json]");
     return;
   }
-  const [memories = 20_000] = positiveList(args, "memories", "20000");
-  const counts = positiveList(args, "copies", "1,2");
+  const memories = wholeNumber(args, "memories", 20_000);
+  const counts = wholeNumbers(args, "copies", [1, 2]);
   process.stderr.write("starting Postgres, Redis and NATS...\n");
   const postgres = await startPostgres();
   const redis = await startRedis();

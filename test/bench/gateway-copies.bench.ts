@@ -17,15 +17,9 @@
 import { cpus, loadavg } from "node:os";
 import { type GatewayHarness, startGatewayHarness } from "@cairn/gateway/testing";
 import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
+import { wholeNumber } from "./lib/bench-args.ts";
 import { type Latency, measure } from "./lib/full-recall.ts";
 import { type Row, report } from "./lib/report.ts";
-
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(args[i + 1]) : fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
-  return value;
-}
 
 const jsonRpc = (method: string, params: Record<string, unknown> = {}) =>
   JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
@@ -92,9 +86,9 @@ function medianOf(latencies: Latency[]): Latency {
 }
 
 export async function run(args: string[]): Promise<void> {
-  const requests = option(args, "requests", 1000);
-  const concurrency = option(args, "concurrency", 16);
-  const rounds = option(args, "rounds", 3);
+  const requests = wholeNumber(args, "requests", 1000);
+  const concurrency = wholeNumber(args, "concurrency", 16);
+  const rounds = wholeNumber(args, "rounds", 3);
   process.stderr.write("starting Postgres, NATS and Redis...\n");
   const [postgres, nats, redis] = await Promise.all([
     startPostgres(),

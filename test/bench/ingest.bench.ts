@@ -25,18 +25,12 @@ import { startNats, startPostgres, waitFor } from "@cairn/testing/servers";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import pg from "pg";
+import { positiveNumber, wholeNumber } from "./lib/bench-args.ts";
 import { cpuReferenceMs } from "./lib/machine.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
 import { percentile, progress, type Row, report } from "./lib/report.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(args[i + 1]) : fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
-  return value;
-}
 
 const principal: Principal = { tenant: "bench", agent: "bench-agent", role: "agent", primary: false };
 const topics = [
@@ -179,9 +173,9 @@ async function runPhase(
 }
 
 export async function run(args: string[]): Promise<void> {
-  const seconds = option(args, "seconds", 10);
-  const concurrency = option(args, "concurrency", 32);
-  const copies = option(args, "copies", 1);
+  const seconds = positiveNumber(args, "seconds", 10);
+  const concurrency = wholeNumber(args, "concurrency", 32);
+  const copies = wholeNumber(args, "copies", 1);
   const fsync = !args.includes("--no-fsync");
   // Before anything starts: what this machine's cores do, for comparing runs across machines.
   const cpuReference = cpuReferenceMs();

@@ -43,6 +43,7 @@ import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
 import type { NatsConnection } from "@nats-io/nats-core";
 // Not from the package index: that also loads the vitest fixtures, which need a test run.
 import { repoRoot, type ServiceProcess, spawnService } from "../helpers/service-processes.ts";
+import { BenchOptionError, optional, wholeNumber } from "./lib/bench-args.ts";
 import { Bm25Index } from "./lib/bm25-baseline.ts";
 import { type LocomoConversation, loadLocomo } from "./lib/locomo.ts";
 import { percentile, progress, type Row, report } from "./lib/report.ts";
@@ -76,45 +77,40 @@ type Options = {
   floor: number | undefined;
 };
 
-function option(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  if (i >= 0) return args[i + 1];
-  const inline = args.find((a) => a.startsWith(`${name}=`));
-  return inline?.slice(name.length + 1);
-}
-
 function parseOptions(args: string[]): Options {
-  const mode = option(args, "--mode") ?? "all";
+  const mode = optional(args, "mode") ?? "all";
   if (mode !== "all" && !(modes as readonly string[]).includes(mode)) {
-    throw new Error(`--mode is one of ${modes.join(", ")} or all`);
+    throw new BenchOptionError(`--mode is one of ${modes.join(", ")} or all`);
   }
-  const questions = option(args, "--questions");
+  const questions = optional(args, "questions");
   return {
-    data: resolve(option(args, "--data") ?? resolve(repoRoot, "../shared/bench/locomo-dev")),
+    data: resolve(optional(args, "data") ?? resolve(repoRoot, "../shared/bench/locomo-dev")),
     modes: mode === "all" ? [...modes] : [mode as Mode],
-    natsUrl: option(args, "--nats"),
-    candidateK: Number(option(args, "--candidates") ?? defaultRerankCandidates),
-    maxQuestions: questions === undefined ? undefined : Number(questions),
-    concurrency: Number(option(args, "--concurrency") ?? 8),
-    dump: option(args, "--dump"),
-    factorsOff: option(args, "--factors") === "off",
-    expansionsOff: option(args, "--expansions") === "off",
-    intentWeight: intentOption(option(args, "--intent")),
-    floor: floorOption(option(args, "--floor")),
+    natsUrl: optional(args, "nats"),
+    candidateK: wholeNumber(args, "candidates", defaultRerankCandidates),
+    maxQuestions: questions === undefined ? undefined : wholeNumber(args, "questions", 1),
+    concurrency: wholeNumber(args, "concurrency", 8),
+    dump: optional(args, "dump"),
+    factorsOff: optional(args, "factors") === "off",
+    expansionsOff: optional(args, "expansions") === "off",
+    intentWeight: intentOption(optional(args, "intent")),
+    floor: floorOption(optional(args, "floor")),
   };
 }
 
 function floorOption(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const floor = Number(value);
-  if (!(floor >= 0 && floor <= 1)) throw new Error("--floor is a share of the query between 0 and 1");
+  if (!(floor >= 0 && floor <= 1))
+    throw new BenchOptionError("--floor is a share of the query between 0 and 1");
   return floor;
 }
 
 function intentOption(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const weight = value === "off" ? 1 : Number(value);
-  if (!Number.isFinite(weight) || weight < 1) throw new Error("--intent is off or a weight of at least 1");
+  if (!Number.isFinite(weight) || weight < 1)
+    throw new BenchOptionError("--intent is off or a weight of at least 1");
   return weight;
 }
 

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
-import { option, wholeNumber } from "./lib/bench-args.ts";
+import { BenchOptionError, option, wholeNumber } from "./lib/bench-args.ts";
 import { queryText, tenants } from "./lib/bench-memories.ts";
 import { countCpu, measure, restSearch } from "./lib/full-recall.ts";
 import { cpuReferenceMs } from "./lib/machine.ts";
@@ -99,12 +99,14 @@ export async function run(args: string[]): Promise<void> {
     return;
   }
   const against = option(args, "against", "");
-  if (against === "") throw new Error(`--against DIR is required\n${usage}`);
+  if (against === "") throw new BenchOptionError(`--against DIR is required\n${usage}`);
   const here = resolve(import.meta.dirname, "../..");
   const other = resolve(against);
   for (const needed of ["services/gateway/src/main.ts", "node_modules"]) {
     if (!existsSync(join(other, needed)))
-      throw new Error(`${other} is not a checkout with its dependencies installed (no ${needed})\n${usage}`);
+      throw new BenchOptionError(
+        `${other} is not a checkout with its dependencies installed (no ${needed})\n${usage}`,
+      );
   }
   const memories = wholeNumber(args, "memories", 100_000, { usage });
   const rounds = wholeNumber(args, "rounds", 4, { usage });

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { call } from "@cairn/bus";
 import { type Principal, type RetrievalMode, searchRpcs } from "@cairn/contracts";
 import { connect } from "@nats-io/transport-node";
-import { option, wholeNumber } from "./lib/bench-args.ts";
+import { option, wholeNumber, wholeNumbers } from "./lib/bench-args.ts";
 import { agents, appendInput, memory, pick, queryText, tenants } from "./lib/bench-memories.ts";
 import { countCpu, type Latency, mcpClient, mcpTool, measure, restSearch, rssMb } from "./lib/full-recall.ts";
 import { cpuReferenceMs } from "./lib/machine.ts";
@@ -248,11 +248,7 @@ export async function run(args: string[]): Promise<void> {
     );
     return;
   }
-  const sizes = option(args, "sizes", "10000,100000")
-    .split(",")
-    .map((s) => Number(s.trim()));
-  if (sizes.some((s) => !Number.isInteger(s) || s <= 0))
-    throw new Error("--sizes takes positive integers, e.g. 10000,100000");
+  const sizes = wholeNumbers(args, "sizes", [10_000, 100_000]);
   const queries = wholeNumber(args, "queries", 200);
   const writes = wholeNumber(args, "writes", 100);
   const warmup = wholeNumber(args, "warmup", 300, { least: 0 });

@@ -1,22 +1,68 @@
-// A bench's command-line options: `--name value`, with a fallback when absent.
+// A bench's command-line options: `--name value` or `--name=value`, with a fallback when absent.
+// Every bench reads its options here, so each refuses a bad value the same way.
 
-/** The value after `--name`, or the fallback. */
-export function option(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? (args[i + 1] ?? fallback) : fallback;
+/** The value of `--name` (after it, or after `=`), or undefined when it is not given. */
+export function optional(args: readonly string[], name: string): string | undefined {
+  const flag = `--${name}`;
+  const i = args.indexOf(flag);
+  if (i >= 0) return args[i + 1];
+  return args.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1);
+}
+
+/** The value of `--name`, or the fallback. */
+export function option(args: readonly string[], name: string, fallback: string): string {
+  return optional(args, name) ?? fallback;
+}
+
+type NumberRules = { least?: number; usage?: string };
+
+/** A bad option: `pnpm bench` prints its message alone and exits with 2. */
+export class BenchOptionError extends Error {
+  override readonly name = "BenchOptionError";
+}
+
+function refuse(name: string, wanted: string, usage: string): never {
+  throw new BenchOptionError(`--${name} needs ${wanted}${usage === "" ? "" : `\n${usage}`}`);
 }
 
 /** A whole number option of at least `least` (1 unless said), refused with `usage` otherwise. */
 export function wholeNumber(
-  args: string[],
+  args: readonly string[],
   name: string,
   fallback: number,
-  { least = 1, usage = "" }: { least?: number; usage?: string } = {},
+  { least = 1, usage = "" }: NumberRules = {},
 ): number {
   const value = Number(option(args, name, String(fallback)));
   if (!Number.isInteger(value) || value < least) {
-    const wanted = least === 1 ? "a positive integer" : `a whole number, ${least} or more`;
-    throw new Error(`--${name} needs ${wanted}${usage === "" ? "" : `\n${usage}`}`);
+    refuse(name, least === 1 ? "a positive integer" : `a whole number, ${least} or more`, usage);
   }
   return value;
+}
+
+/** A number above 0 (seconds, a weight), refused with `usage` otherwise. */
+export function positiveNumber(
+  args: readonly string[],
+  name: string,
+  fallback: number,
+  { usage = "" }: { usage?: string } = {},
+): number {
+  const value = Number(option(args, name, String(fallback)));
+  if (!Number.isFinite(value) || value <= 0) refuse(name, "a positive number", usage);
+  return value;
+}
+
+/** A comma-separated list of positive integers (`--sizes 10000,100000`). */
+export function wholeNumbers(
+  args: readonly string[],
+  name: string,
+  fallback: readonly number[],
+  { usage = "" }: { usage?: string } = {},
+): number[] {
+  const values = option(args, name, fallback.join(","))
+    .split(",")
+    .map((v) => (v.trim() === "" ? Number.NaN : Number(v.trim())));
+  if (values.some((v) => !Number.isInteger(v) || v <= 0)) {
+    refuse(name, `positive integers separated by commas, e.g. ${fallback.join(",")}`, usage);
+  }
+  return values;
 }
