@@ -28,6 +28,9 @@ RUN pnpm install --frozen-lockfile --prod=false
 # --- runtime
 FROM node:24-slim AS runtime
 ENV NODE_ENV=production
+# The Node.js options of every service process (services/lib/service-runtime/src/node-options.ts,
+# which a test holds this line to).
+ENV NODE_OPTIONS="--max-semi-space-size=16"
 WORKDIR /app
 # Owned by root and only readable by the service user: a compromised service cannot rewrite
 # its own code or dependencies.

@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { busSeedFile } from "@cairn/bus";
+import { withServiceNodeOptions } from "@cairn/service-runtime";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const services = ["ingest", "search", "ranking", "maintenance", "gateway"] as const;
@@ -32,8 +33,9 @@ function prefix(name: string, i: number): string {
 }
 
 function envOf(name: Service): NodeJS.ProcessEnv {
-  if (authDir === undefined) return process.env;
-  return { ...process.env, CAIRN_NATS_USER: name, CAIRN_NATS_NKEY_SEED_FILE: busSeedFile(authDir, name) };
+  const env = withServiceNodeOptions(process.env);
+  if (authDir === undefined) return env;
+  return { ...env, CAIRN_NATS_USER: name, CAIRN_NATS_NKEY_SEED_FILE: busSeedFile(authDir, name) };
 }
 
 function exitIfDone(): void {

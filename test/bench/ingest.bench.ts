@@ -21,6 +21,7 @@ import {
 } from "@cairn/contracts";
 // The fixtures' own modules: the package index also loads vitest's `infraTest`, which only
 // works inside a vitest run.
+import { withServiceNodeOptions } from "@cairn/service-runtime";
 import { startNats, startPostgres, waitFor } from "@cairn/testing/servers";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -193,7 +194,7 @@ export async function run(args: string[]): Promise<void> {
     for (let i = 0; i < copies; i += 1) {
       const child = spawn(process.execPath, ["services/ingest/src/main.ts"], {
         cwd: root,
-        env: {
+        env: withServiceNodeOptions({
           ...process.env,
           CAIRN_DATABASE_URL: databaseUrl,
           CAIRN_NATS_URL: nats.url,
@@ -202,7 +203,7 @@ export async function run(args: string[]): Promise<void> {
           CAIRN_INSTANCE: `ingest-bench-${i}`,
           // The first copy brings the schema up; the others start once it answers.
           CAIRN_MIGRATE_ON_START: i === 0 ? "1" : "0",
-        },
+        }),
         stdio: ["ignore", "inherit", "inherit"],
       });
       children.push(child);

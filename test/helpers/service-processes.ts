@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { ServiceName } from "@cairn/contracts";
+import { withServiceNodeOptions } from "@cairn/service-runtime";
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -45,7 +46,7 @@ export function spawnService(
 ): ServiceProcess {
   const child = spawn(process.execPath, [`services/${name}/src/main.ts`], {
     cwd: options.cwd ?? repoRoot,
-    env: { ...process.env, CAIRN_LOG_LEVEL: "info", CAIRN_METRICS_PORT: "0", ...env },
+    env: withServiceNodeOptions({ ...process.env, CAIRN_LOG_LEVEL: "info", CAIRN_METRICS_PORT: "0", ...env }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   return track(name, child);

@@ -4,6 +4,7 @@ export type { ConfigFile, SettingSource } from "./config-file.ts";
 export { ConfigFileError, readConfigFile } from "./config-file.ts";
 export { isDependencyFailure, reportOutage } from "./dependency-failure.ts";
 export { maskedValue, maskSetting, maskUrlPasswords } from "./mask-setting.ts";
+export { serviceNodeOptions, withServiceNodeOptions } from "./node-options.ts";
 export type {
   DependencyCheck,
   ServiceContext,
