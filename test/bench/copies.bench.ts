@@ -16,7 +16,7 @@ import { connect } from "@nats-io/transport-node";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { type ServiceProcess, spawnService } from "../helpers/service-processes.ts";
-import { wholeNumber, wholeNumbers } from "./lib/bench-args.ts";
+import { checkArgs, wholeNumber, wholeNumbers } from "./lib/bench-args.ts";
 import { appendInput, memory, random, seedLog } from "./lib/bench-memories.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
 import { progress, type Row, report } from "./lib/report.ts";
@@ -119,10 +119,8 @@ async function buildWithCopies(
 }
 
 export async function run(args: string[]): Promise<void> {
-  if (args.includes("--help")) {
-    console.log("usage: pnpm bench copies [--memories 20000] [--copies 1,2] [--json]");
-    return;
-  }
+  const usage = "usage: pnpm bench copies [--memories 20000] [--copies 1,2] [--json]";
+  if (!checkArgs(args, { usage, values: ["memories", "copies"] })) return;
   const memories = wholeNumber(args, "memories", 20_000);
   const counts = wholeNumbers(args, "copies", [1, 2]);
   process.stderr.write("starting Postgres, Redis and NATS...\n");

@@ -17,7 +17,7 @@
 import { cpus, loadavg } from "node:os";
 import { type GatewayHarness, startGatewayHarness } from "@cairn/gateway/testing";
 import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
-import { wholeNumber } from "./lib/bench-args.ts";
+import { checkArgs, wholeNumber } from "./lib/bench-args.ts";
 import { type Latency, measure } from "./lib/full-recall.ts";
 import { type Row, report } from "./lib/report.ts";
 
@@ -86,6 +86,8 @@ function medianOf(latencies: Latency[]): Latency {
 }
 
 export async function run(args: string[]): Promise<void> {
+  const usage = "usage: pnpm bench gateway-copies [--requests 1000] [--concurrency 16] [--rounds 3] [--json]";
+  if (!checkArgs(args, { usage, values: ["requests", "concurrency", "rounds"] })) return;
   const requests = wholeNumber(args, "requests", 1000);
   const concurrency = wholeNumber(args, "concurrency", 16);
   const rounds = wholeNumber(args, "rounds", 3);

@@ -26,7 +26,7 @@ import { startNats, startPostgres, waitFor } from "@cairn/testing/servers";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import pg from "pg";
-import { positiveNumber, wholeNumber } from "./lib/bench-args.ts";
+import { checkArgs, positiveNumber, wholeNumber } from "./lib/bench-args.ts";
 import { cpuReferenceMs } from "./lib/machine.ts";
 import { cpuSeconds } from "./lib/process-cpu.ts";
 import { percentile, progress, type Row, report } from "./lib/report.ts";
@@ -174,6 +174,9 @@ async function runPhase(
 }
 
 export async function run(args: string[]): Promise<void> {
+  const usage =
+    "usage: pnpm bench ingest [--seconds 10] [--concurrency 32] [--copies 1] [--no-fsync] [--json]";
+  if (!checkArgs(args, { usage, values: ["seconds", "concurrency", "copies"], flags: ["no-fsync"] })) return;
   const seconds = positiveNumber(args, "seconds", 10);
   const concurrency = wholeNumber(args, "concurrency", 32);
   const copies = wholeNumber(args, "copies", 1);

@@ -1,5 +1,5 @@
 // `pnpm bench retrieval [--data DIR] [--mode lexical|vector|hybrid|full|all] [--json]
-//                       [--nats URL] [--candidates N] [--questions N] [--factors off]
+//                       [--nats URL] [--candidates N] [--questions N] [--concurrency 8] [--factors off]
 //                       [--expansions off] [--intent off|WEIGHT] [--floor SHARE]
 //                       [--dump FILE]`
 //
@@ -23,7 +23,7 @@
 // ingest, search and ranking services as processes; with --nats it uses a running
 // deployment. Each conversation is written into a tenant of its own.
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { call, connectBus } from "@cairn/bus";
 import {
@@ -43,7 +43,7 @@ import { startNats, startPostgres, startRedis } from "@cairn/testing/servers";
 import type { NatsConnection } from "@nats-io/nats-core";
 // Not from the package index: that also loads the vitest fixtures, which need a test run.
 import { repoRoot, type ServiceProcess, spawnService } from "../helpers/service-processes.ts";
-import { BenchOptionError, optional, wholeNumber } from "./lib/bench-args.ts";
+import { BenchOptionError, checkArgs, optional, wholeNumber } from "./lib/bench-args.ts";
 import { Bm25Index } from "./lib/bm25-baseline.ts";
 import { type LocomoConversation, loadLocomo } from "./lib/locomo.ts";
 import { percentile, progress, type Row, report } from "./lib/report.ts";
@@ -84,7 +84,7 @@ function parseOptions(args: string[]): Options {
   }
   const questions = optional(args, "questions");
   return {
-    data: resolve(optional(args, "data") ?? resolve(repoRoot, "../shared/bench/locomo-dev")),
+    data: dataFolder(optional(args, "data") ?? resolve(repoRoot, "../shared/bench/locomo-dev")),
     modes: mode === "all" ? [...modes] : [mode as Mode],
     natsUrl: optional(args, "nats"),
     candidateK: wholeNumber(args, "candidates", defaultRerankCandidates),
@@ -96,6 +96,13 @@ function parseOptions(args: string[]): Options {
     intentWeight: intentOption(optional(args, "intent")),
     floor: floorOption(optional(args, "floor")),
   };
+}
+
+/** The folder or file of LoCoMo-format data, refused by name when it is not there. */
+function dataFolder(path: string): string {
+  const full = resolve(path);
+  if (!existsSync(full)) throw new BenchOptionError(`--data: ${full} does not exist`);
+  return full;
 }
 
 function floorOption(value: string | undefined): number | undefined {
@@ -437,7 +444,15 @@ function row(name: string, result: ModeResult): Row {
   };
 }
 
+const usage =
+  "usage: pnpm bench retrieval [--data DIR] [--mode lexical|vector|hybrid|full|all] [--nats URL]\n" +
+  "         [--candidates N] [--questions N] [--concurrency 8] [--factors off] [--expansions off]\n" +
+  "         [--intent off|WEIGHT] [--floor SHARE] [--dump FILE] [--json]";
+
 export async function run(args: string[]): Promise<void> {
+  const values = ["data", "mode", "nats", "candidates", "questions", "concurrency", "dump"];
+  values.push("factors", "expansions", "intent", "floor");
+  if (!checkArgs(args, { usage, values })) return;
   const options = parseOptions(args);
   const conversations = loadLocomo(options.data);
   const turns = conversations.reduce((n, c) => n + c.turns.length, 0);

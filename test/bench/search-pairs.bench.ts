@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
-import { BenchOptionError, option, wholeNumber } from "./lib/bench-args.ts";
+import { BenchOptionError, checkArgs, option, wholeNumber } from "./lib/bench-args.ts";
 import { queryText, tenants } from "./lib/bench-memories.ts";
 import { countCpu, measure, restSearch } from "./lib/full-recall.ts";
 import { cpuReferenceMs } from "./lib/machine.ts";
@@ -94,10 +94,7 @@ async function runOnce(
 }
 
 export async function run(args: string[]): Promise<void> {
-  if (args.includes("--help")) {
-    console.log(usage);
-    return;
-  }
+  if (!checkArgs(args, { usage, values: ["against", "memories", "rounds", "queries", "clients"] })) return;
   const against = option(args, "against", "");
   if (against === "") throw new BenchOptionError(`--against DIR is required\n${usage}`);
   const here = resolve(import.meta.dirname, "../..");

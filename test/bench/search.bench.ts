@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { call } from "@cairn/bus";
 import { type Principal, type RetrievalMode, searchRpcs } from "@cairn/contracts";
 import { connect } from "@nats-io/transport-node";
-import { option, wholeNumber, wholeNumbers } from "./lib/bench-args.ts";
+import { checkArgs, option, wholeNumber, wholeNumbers } from "./lib/bench-args.ts";
 import { agents, appendInput, memory, pick, queryText, tenants } from "./lib/bench-memories.ts";
 import { countCpu, type Latency, mcpClient, mcpTool, measure, restSearch, rssMb } from "./lib/full-recall.ts";
 import { cpuReferenceMs } from "./lib/machine.ts";
@@ -239,15 +239,13 @@ function printProfiles(dir: string, results: SizeResult[]): void {
   console.log(`\nprofiles and heap snapshots: ${dir}`);
 }
 
+const usage =
+  "usage: pnpm bench search [--sizes 10000,100000] [--queries 200] [--warmup 300] [--writes 100] [--profile DIR] [--json]\n" +
+  "  --warmup N: REST recalls sent after the services start and before the full recall is measured\n" +
+  "  (reported apart: a service just started is slower until its code is optimised)";
+
 export async function run(args: string[]): Promise<void> {
-  if (args.includes("--help")) {
-    console.log(
-      "usage: pnpm bench search [--sizes 10000,100000] [--queries 200] [--warmup 300] [--writes 100] [--profile DIR] [--json]\n" +
-        "  --warmup N: REST recalls sent after the services start and before the full recall is measured\n" +
-        "  (reported apart: a service just started is slower until its code is optimised)",
-    );
-    return;
-  }
+  if (!checkArgs(args, { usage, values: ["sizes", "queries", "warmup", "writes", "profile"] })) return;
   const sizes = wholeNumbers(args, "sizes", [10_000, 100_000]);
   const queries = wholeNumber(args, "queries", 200);
   const writes = wholeNumber(args, "writes", 100);

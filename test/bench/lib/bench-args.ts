@@ -1,11 +1,56 @@
 // A bench's command-line options: `--name value` or `--name=value`, with a fallback when absent.
 // Every bench reads its options here, so each refuses a bad value the same way.
 
+/** A bad option: `pnpm bench` prints its message alone and exits with 2. */
+export class BenchOptionError extends Error {
+  override readonly name = "BenchOptionError";
+}
+
+/** What a bench reads: its usage line, the options that take a value and the flags (`--json` always). */
+export type BenchOptions = { usage: string; values: readonly string[]; flags?: readonly string[] };
+
+/**
+ * Checks a bench's arguments before anything starts. `--help` prints the usage and answers
+ * false (the bench stops there); an option the bench does not read, a flag given a value and an
+ * option without its value are refused by name, with the usage.
+ */
+export function checkArgs(args: readonly string[], options: BenchOptions): boolean {
+  if (args.includes("--help")) {
+    console.log(options.usage);
+    return false;
+  }
+  const flags = new Set(["json", ...(options.flags ?? [])]);
+  const values = new Set(options.values);
+  const refuse = (problem: string): never => {
+    throw new BenchOptionError(`${problem}\n${options.usage}`);
+  };
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    if (!arg.startsWith("--")) refuse(`unexpected argument ${JSON.stringify(arg)}`);
+    const equals = arg.indexOf("=");
+    const name = arg.slice(2, equals < 0 ? undefined : equals);
+    if (flags.has(name)) {
+      if (equals >= 0) refuse(`--${name} takes no value`);
+    } else if (!values.has(name)) {
+      refuse(`unknown option --${name}`);
+    } else if (equals < 0) {
+      const next = args[i + 1];
+      if (next === undefined || next.startsWith("--")) refuse(`--${name} needs a value`);
+      i += 1;
+    }
+  }
+  return true;
+}
+
 /** The value of `--name` (after it, or after `=`), or undefined when it is not given. */
 export function optional(args: readonly string[], name: string): string | undefined {
   const flag = `--${name}`;
   const i = args.indexOf(flag);
-  if (i >= 0) return args[i + 1];
+  if (i >= 0) {
+    const value = args[i + 1];
+    if (value === undefined || value.startsWith("--")) throw new BenchOptionError(`${flag} needs a value`);
+    return value;
+  }
   return args.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1);
 }
 
@@ -15,11 +60,6 @@ export function option(args: readonly string[], name: string, fallback: string):
 }
 
 type NumberRules = { least?: number; usage?: string };
-
-/** A bad option: `pnpm bench` prints its message alone and exits with 2. */
-export class BenchOptionError extends Error {
-  override readonly name = "BenchOptionError";
-}
 
 function refuse(name: string, wanted: string, usage: string): never {
   throw new BenchOptionError(`--${name} needs ${wanted}${usage === "" ? "" : `\n${usage}`}`);

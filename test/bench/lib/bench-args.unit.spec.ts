@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { option, optional, positiveNumber, wholeNumber, wholeNumbers } from "./bench-args.ts";
+import { checkArgs, option, optional, positiveNumber, wholeNumber, wholeNumbers } from "./bench-args.ts";
 
 describe("bench options", () => {
   it("reads `--name value` and `--name=value`, and falls back when the option is absent", () => {
@@ -10,6 +10,41 @@ describe("bench options", () => {
     expect(optional(["--modes=x"], "mode")).toBeUndefined();
     expect(option(["--json"], "profile", "")).toBe("");
     expect(option(["--profile", "/tmp/p"], "profile", "")).toBe("/tmp/p");
+  });
+
+  it("refuses an option given without its value instead of using the default", () => {
+    expect(() => optional(["--copies"], "copies")).toThrow("--copies needs a value");
+    expect(() => optional(["--profile", "--json"], "profile")).toThrow("--profile needs a value");
+    expect(() => wholeNumber(["--seconds"], "seconds", 10)).toThrow("--seconds needs a value");
+  });
+
+  it("checks every argument against what the bench reads, before anything starts", () => {
+    const options = {
+      usage: "usage: pnpm bench x [--sizes N] [--no-fsync] [--json]",
+      values: ["sizes"],
+      flags: ["no-fsync"],
+    };
+    expect(checkArgs(["--sizes", "10", "--no-fsync", "--json"], options)).toBe(true);
+    expect(checkArgs(["--sizes=10,20"], options)).toBe(true);
+    expect(() => checkArgs(["--size", "10"], options)).toThrow("unknown option --size\nusage: pnpm bench x");
+    expect(() => checkArgs(["--json=1"], options)).toThrow("--json takes no value");
+    expect(() => checkArgs(["--sizes"], options)).toThrow("--sizes needs a value");
+    expect(() => checkArgs(["--sizes", "--json"], options)).toThrow("--sizes needs a value");
+    expect(() => checkArgs(["10"], options)).toThrow('unexpected argument "10"');
+  });
+
+  it("answers --help with the usage and tells the bench to stop", () => {
+    const printed: unknown[] = [];
+    const log = console.log;
+    console.log = (...line: unknown[]) => printed.push(...line);
+    try {
+      expect(
+        checkArgs(["--sizes", "10", "--help"], { usage: "usage: pnpm bench x", values: ["sizes"] }),
+      ).toBe(false);
+    } finally {
+      console.log = log;
+    }
+    expect(printed).toEqual(["usage: pnpm bench x"]);
   });
 
   it("takes whole numbers of at least the least value, and refuses the rest by name", () => {

@@ -1,6 +1,7 @@
 // The Node.js options every service process runs with, wherever it is started: `pnpm start`
-// (scripts/run-services.ts), the tests' and benches' service processes, and the container image
-// (the Dockerfile's `ENV NODE_OPTIONS`, which a test holds to this list).
+// (scripts/run-services.ts), the tests' and benches' service processes, each service's own
+// `start` script and the container image (the Dockerfile's `ENV NODE_OPTIONS`); a test holds
+// those two to this list.
 //
 // `--max-semi-space-size=16`: V8 sizes the young generation from the machine's memory, and on a
 // machine with 24 GiB it lets each of its two halves grow to 64 MB, which a busy service fills

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { serviceNodeOptions, withServiceNodeOptions } from "./node-options.ts";
@@ -7,6 +8,15 @@ describe("the services' Node.js options", () => {
     const dockerfile = readFileSync(new URL("../../../../Dockerfile", import.meta.url), "utf8");
     const runtime = dockerfile.slice(dockerfile.indexOf("AS runtime"));
     expect(runtime).toContain(`ENV NODE_OPTIONS="${serviceNodeOptions.join(" ")}"`);
+  });
+
+  it("are in each service's own start script", () => {
+    for (const service of ["ingest", "search", "ranking", "maintenance", "gateway"]) {
+      const manifest = JSON.parse(
+        readFileSync(new URL(`../../../${service}/package.json`, import.meta.url), "utf8"),
+      ) as { scripts: { start: string } };
+      expect(manifest.scripts.start, service).toBe(`node ${serviceNodeOptions.join(" ")} src/main.ts`);
+    }
   });
 
   it("come first in NODE_OPTIONS, before what the environment gave, which is kept", () => {
@@ -22,22 +32,29 @@ describe("the services' Node.js options", () => {
     expect(withServiceNodeOptions(once)).toEqual(once);
   });
 
-  it("reach a service process: its young generation stays within the semi-space size", async () => {
-    const { spawnSync } = await import("node:child_process");
-    const env = withServiceNodeOptions({ ...process.env, NODE_OPTIONS: "" });
-    const probe = spawnSync(
-      process.execPath,
-      [
-        "-e",
-        "const s = require('node:v8').getHeapSpaceStatistics().find((x) => x.space_name === 'new_space'); " +
-          "const a = []; for (let i = 0; i < 4e6; i++) a.push({ i }); a.length = 0; " +
-          "const t = require('node:v8').getHeapSpaceStatistics().find((x) => x.space_name === 'new_space'); " +
-          "console.log(Math.max(s.space_size, t.space_size))",
-      ],
-      { env, encoding: "utf8" },
+  it("reach a service process: its young generation stays within the semi-space size", () => {
+    /** The most the young generation took while a process allocated 4 million objects. */
+    const youngGeneration = (env: NodeJS.ProcessEnv): number => {
+      const probe = spawnSync(
+        process.execPath,
+        [
+          "-e",
+          "const young = () => require('node:v8').getHeapSpaceStatistics().find((x) => x.space_name === 'new_space').space_size; " +
+            "let most = young(); const a = []; for (let i = 0; i < 4e6; i++) a.push({ i }); most = Math.max(most, young()); " +
+            "console.log(most)",
+        ],
+        { env, encoding: "utf8" },
+      );
+      expect(probe.status, probe.stderr).toBe(0);
+      return Number(probe.stdout.trim());
+    };
+    // The probe tells sizes apart: with halves of 64 MB the young generation grows past 48 MB.
+    expect(youngGeneration({ ...process.env, NODE_OPTIONS: "--max-semi-space-size=64" })).toBeGreaterThan(
+      48 * 1024 * 1024,
     );
-    expect(probe.status).toBe(0);
-    // Two halves of at most 16 MB each (V8's new space holds both; a third page set at most).
-    expect(Number(probe.stdout.trim())).toBeLessThanOrEqual(48 * 1024 * 1024);
+    // With the services' options (two halves of at most 16 MB each, and a third page set at most).
+    expect(youngGeneration(withServiceNodeOptions({ ...process.env, NODE_OPTIONS: "" }))).toBeLessThanOrEqual(
+      48 * 1024 * 1024,
+    );
   });
 });
